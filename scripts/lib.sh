@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Shared helpers for the project's scripts. Source it; do not run it.
+
+STATICCHECK_VERSION=${STATICCHECK_VERSION:-2025.1.1}
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+# ensure_staticcheck sets STATICCHECK to a usable binary, installing it from
+# the Go module proxy when it is missing.
+ensure_staticcheck() {
+  local gobin
+  gobin=$(go env GOPATH)/bin
+  if [ -x "$gobin/staticcheck" ]; then STATICCHECK="$gobin/staticcheck"; return; fi
+  if command -v staticcheck >/dev/null 2>&1; then STATICCHECK=$(command -v staticcheck); return; fi
+  log "installing staticcheck $STATICCHECK_VERSION"
+  go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+  STATICCHECK="$gobin/staticcheck"
+}
+
+# ensure_zookeeper installs Debian's zookeeper package when it is missing and
+# exports ZOOKEEPER_HOME for the integration tests (they start their own
+# private server on a free loopback port).
+ensure_zookeeper() {
+  if [ ! -x /usr/share/zookeeper/bin/zkServer.sh ]; then
+    log "installing ZooKeeper (Debian package zookeeper)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq zookeeper >/dev/null
+  fi
+  export ZOOKEEPER_HOME=/usr/share/zookeeper
+}

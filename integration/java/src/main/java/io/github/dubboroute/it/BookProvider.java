@@ -1,0 +1,95 @@
+package io.github.dubboroute.it;
+
+import com.muke.dubbocourse.common.api.Book;
+import com.muke.dubbocourse.common.api.BookFacade;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ProtocolConfig;
+import org.apache.dubbo.config.RegistryConfig;
+import org.apache.dubbo.config.ServiceConfig;
+import org.apache.dubbo.config.bootstrap.DubboBootstrap;
+
+/**
+ * Java BookFacade provider: plain Dubbo API, dubbo protocol, hessian2, ZooKeeper registry, interface-level
+ * registration only. Every Book it returns has author "served-by-&lt;port&gt;".
+ *
+ * <pre>
+ * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
+ *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
+ *   [--host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
+ * </pre>
+ * Prints "READY &lt;port&gt;" on stdout once the service is exported and registered; runs until killed.
+ */
+public final class BookProvider {
+    private BookProvider() {}
+
+    static final class BookFacadeImpl implements BookFacade {
+        private final String servedBy;
+
+        BookFacadeImpl(int port) {
+            this.servedBy = "served-by-" + port;
+        }
+
+        @Override
+        public List<Book> queryAll() {
+            return List.of(new Book("Dubbo in Action", servedBy), new Book("Go in Action", servedBy));
+        }
+
+        @Override
+        public Book queryByName(String name) {
+            return new Book(name, servedBy);
+        }
+    }
+
+    public static void main(String[] argv) throws Exception {
+        Args args = new Args(argv);
+        Logs.init(args.get("log", "warning"));
+        String zk = Args.zkAddress(args.require("zk"));
+        int port = args.getInt("port", 20880);
+        String app = args.get("app", "demo-provider");
+        String host = args.get("host", "127.0.0.1");
+        Map<String, String> params = args.pairs("param");
+
+        ApplicationConfig application = new ApplicationConfig(app);
+        application.setRegisterMode("interface"); // interface-level registration only (/dubbo/<iface>/providers)
+        application.setQosEnable(false);
+
+        RegistryConfig registry = new RegistryConfig(zk);
+        registry.setUseAsConfigCenter(false);
+        registry.setUseAsMetadataCenter(false);
+
+        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
+        protocol.setHost(host);
+        protocol.setSerialization("hessian2");
+        protocol.setPreferSerialization("hessian2");
+
+        ServiceConfig<BookFacade> service = new ServiceConfig<>();
+        service.setInterface(BookFacade.class);
+        service.setRef(new BookFacadeImpl(port));
+        if (args.has("tag")) {
+            service.setTag(args.get("tag", null)); // registered as URL parameter dubbo.tag
+        }
+        if (args.has("version")) {
+            service.setVersion(args.get("version", null));
+        }
+        if (args.has("group")) {
+            service.setGroup(args.get("group", null));
+        }
+        if (!params.isEmpty()) {
+            service.setParameters(params);
+        }
+
+        DubboBootstrap bootstrap = DubboBootstrap.getInstance()
+                .application(application)
+                .registry(registry)
+                .protocol(protocol)
+                .service(service);
+        bootstrap.start();
+
+        System.out.println("READY " + port);
+        System.out.flush();
+        new CountDownLatch(1).await();
+    }
+}

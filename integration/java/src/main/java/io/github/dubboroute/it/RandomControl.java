@@ -1,0 +1,80 @@
+package io.github.dubboroute.it;
+
+import java.lang.reflect.Field;
+import java.util.concurrent.ThreadLocalRandom;
+import sun.misc.Unsafe;
+
+/**
+ * Drives {@link ThreadLocalRandom} deterministically so that Dubbo's own
+ * {@code DestinationSet.randDestination()} (the v3.1 weighted pick, which calls
+ * {@code ThreadLocalRandom.current().nextLong(weightSum)}) can be made to draw any chosen value r.
+ *
+ * <p>How: ThreadLocalRandom keeps its state in the field {@code Thread.threadLocalRandomSeed}; each
+ * {@code nextLong()} adds the constant GAMMA to it and returns {@code mix64(seed)}. {@code mix64} is a
+ * bijection, so for a wanted output x we set the seed to {@code unmix64(x) - GAMMA}. {@code nextLong(bound)}
+ * (JDK 17 RandomSupport.boundedNextLong) maps one nextLong() output x to r = {@code x & (bound-1)} for a
+ * power-of-two bound and to r = {@code (x >>> 1) % bound} otherwise (no rejection when x>>>1 &lt; bound).
+ * So x = r (power of two) or x = 2r (otherwise) yields exactly r. {@link #selfTest()} checks this on the
+ * running JVM; the oracle refuses the "destinations" mode if it fails.
+ */
+final class RandomControl {
+    private static final long GAMMA = 0x9e3779b97f4a7c15L;
+    private static final Unsafe U;
+    private static final long SEED;
+
+    static {
+        try {
+            Field f = Unsafe.class.getDeclaredField("theUnsafe");
+            f.setAccessible(true);
+            U = (Unsafe) f.get(null);
+            SEED = U.objectFieldOffset(Thread.class.getDeclaredField("threadLocalRandomSeed"));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private RandomControl() {}
+
+    private static long inverse(long a) { // multiplicative inverse of an odd a modulo 2^64 (Newton)
+        long x = a;
+        for (int i = 0; i < 6; i++) {
+            x *= 2 - a * x;
+        }
+        return x;
+    }
+
+    private static final long M1_INV = inverse(0xff51afd7ed558ccdL);
+    private static final long M2_INV = inverse(0xc4ceb9fe1a85ec53L);
+
+    static long unmix64(long z) {
+        z = z ^ (z >>> 33);
+        z *= M2_INV;
+        z = z ^ (z >>> 33);
+        z *= M1_INV;
+        return z ^ (z >>> 33);
+    }
+
+    /** Arrange for the next {@code ThreadLocalRandom.current().nextLong(bound)} on this thread to return r. */
+    static void forceNextBounded(long r, long bound) {
+        ThreadLocalRandom.current(); // make sure the thread's generator is initialised (init would reset the seed)
+        long x = (bound & (bound - 1)) == 0 ? r : (r << 1);
+        U.putLong(Thread.currentThread(), SEED, unmix64(x) - GAMMA);
+    }
+
+    static void selfTest() {
+        long[] bounds = {2, 3, 7, 10, 64, 1000, 1024, 1001, 2147483647L, 200000};
+        for (long bound : bounds) {
+            for (long r : new long[] {0, 1, bound / 2, bound - 2, bound - 1}) {
+                if (r < 0 || r >= bound) {
+                    continue;
+                }
+                forceNextBounded(r, bound);
+                long got = ThreadLocalRandom.current().nextLong(bound);
+                if (got != r) {
+                    throw new IllegalStateException("ThreadLocalRandom control does not work on this JVM (bound "
+                            + bound + ", wanted " + r + ", got " + got + ")");
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,452 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrHostUnresolved is wrapped by the error ParseAddressPatternWith returns
+// when a hostname pattern could not be resolved. Unlike every other parse
+// error, the AddressPattern returned with it is usable: it matches nothing,
+// which is what Java does with a pattern whose InetAddress.getByName throws
+// (it logs the exception and treats the pattern as no match). Callers decide
+// whether that is a warning (the tag rule parser) or an error.
+var ErrHostUnresolved = errors.New("hostname did not resolve to an IPv4 address")
+
+// AddressPattern is one of Java Dubbo's address patterns (NetUtils.
+// matchIpExpression plus the "0.0.0.0:port" rule of TagStateRouter.
+// checkAddressMatch), parsed once so that matching is a few integer compares.
+//
+// Forms (spec §6.2):
+//
+//	*, *.*.*.*            every host, even one that is not an IP
+//	10.0.0.3              that IPv4 address, any port
+//	10.0.0.3:20880        that address and port
+//	10.0.*.1-9[:port]     per-octet * and a-b ranges (decimal), optional port
+//	10.0.0.0/24, fe80::/64  CIDR; no port allowed
+//	0.0.0.0:20881         any IPv4 host on port 20881
+//	db1.prod.corp.example a hostname, resolved once at parse time (Java resolves
+//	                      it per call); like Java it must have 4 dot-separated
+//	                      labels and only its first IPv4 address counts
+//	fe80::1, [fe80::1]:20880, [1:2:3:4:5:6:7:*]:20880, 1:2:3:4:5:6:7:0-ff
+//	                      IPv6 literal, bracketed with a port, or 8 groups with
+//	                      * and a-b ranges (hexadecimal)
+//
+// Java interprets a pattern differently depending on whether the provider host
+// is IPv4 or IPv6, and throws (logged, no match) when the pattern does not fit
+// the host's family. The pattern therefore keeps one interpretation per family;
+// an IPv4 pattern never matches an IPv6 host and vice versa, exactly as in
+// Java, and "0.0.0.0:port" matches IPv4 hosts only (for IPv6 hosts Java throws
+// before it reaches that rule).
+//
+// Rejected at parse time, with an error naming the pattern and the reason:
+// patterns Java would throw on for every host (an IPv4 pattern without exactly
+// 4 octets, a range that is not a-b with integers, a malformed CIDR or IPv6
+// form), and patterns Java accepts but that can never match anything because
+// Java compares octets, groups and ports as text ("010", "256", "1*",
+// "10.0.0.1:*", "10.0.0.1:020880", an IPv4 CIDR with /33). Rejecting those is a
+// deliberate divergence: such a pattern is a typo, and rejecting the rule that
+// holds it keeps the last good rule in force instead of silently routing
+// around a dead pattern. Leading and trailing whitespace is ignored.
+//
+// Provider hosts are not resolved: a host that is not an IP literal matches
+// only * and *.*.*.* (Java would resolve it per call; registries carry IPs).
+//
+// The zero AddressPattern matches nothing.
+type AddressPattern struct {
+	text string
+	kind patternKind
+	v4   familyMatcher // how Java reads the pattern for an IPv4 host
+	v6   familyMatcher // how Java reads the pattern for an IPv6 host
+	// CIDR range as 128-bit numbers: Java's CIDRUtils compares the unsigned
+	// value of the host's 4 or 16 address bytes against it, whatever the family.
+	cidrLo, cidrHi u128
+}
+
+type patternKind uint8
+
+const (
+	kindNone patternKind = iota
+	kindAny
+	kindCIDR
+	kindHost
+)
+
+// familyMatcher is one family's reading of a non-CIDR pattern.
+type familyMatcher struct {
+	ok          bool       // false: Java throws for hosts of this family -> no match
+	port        int        // required port, -1 for any
+	anyHostPort int        // "0.0.0.0:port": every host of the family on port; -1 none
+	exact       bool       // compare with addr (literal or resolved hostname)
+	addr        netip.Addr // invalid when a hostname did not resolve: never matches
+	parts       int        // 4 or 8 expression parts when !exact
+	lo, hi      [8]int64   // inclusive range per octet / group
+}
+
+type u128 struct{ hi, lo uint64 }
+
+func (a u128) less(b u128) bool { return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo) }
+
+func addrValue(a netip.Addr) u128 {
+	if a.Is4() {
+		b := a.As4()
+		return u128{lo: uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])}
+	}
+	b := a.As16()
+	var v u128
+	for i := 0; i < 8; i++ {
+		v.hi = v.hi<<8 | uint64(b[i])
+		v.lo = v.lo<<8 | uint64(b[i+8])
+	}
+	return v
+}
+
+// DefaultResolve resolves a hostname with the system resolver and a short
+// timeout; it is what ParseAddressPattern uses.
+func DefaultResolve(host string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return net.DefaultResolver.LookupHost(ctx, host)
+}
+
+// ParseAddressPattern parses an address pattern, resolving a hostname pattern
+// with DefaultResolve. See AddressPattern for the forms and the errors.
+func ParseAddressPattern(s string) (AddressPattern, error) {
+	return ParseAddressPatternWith(s, DefaultResolve)
+}
+
+// ParseAddressPatternWith is ParseAddressPattern with an injected resolver
+// (nil: hostnames never resolve). Only a hostname pattern calls resolve, once.
+func ParseAddressPatternWith(s string, resolve func(host string) ([]string, error)) (AddressPattern, error) {
+	s = strings.TrimSpace(s)
+	p := AddressPattern{text: s}
+	switch {
+	case s == "":
+		return AddressPattern{}, fmt.Errorf("address pattern %q: empty", s)
+	case s == "*" || s == "*.*.*.*":
+		p.kind = kindAny
+		return p, nil
+	case strings.Contains(s, "/"):
+		if err := p.parseCIDR(s); err != nil {
+			return AddressPattern{}, fmt.Errorf("address pattern %q: %w", s, err)
+		}
+		p.kind = kindCIDR
+		return p, nil
+	}
+	p.kind = kindHost
+	var err4, err6 error
+	p.v4, err4 = parseV4(s, resolve)
+	p.v6, err6 = parseV6(s)
+	if errors.Is(err4, ErrHostUnresolved) {
+		return p, fmt.Errorf("address pattern %q: %w", s, err4)
+	}
+	if err4 != nil && err6 != nil {
+		// Report the reason of the family the author evidently meant.
+		err := err4
+		if looksV6(s) {
+			err = err6
+		}
+		return AddressPattern{}, fmt.Errorf("address pattern %q: %w", s, err)
+	}
+	return p, nil
+}
+
+// looksV6 tells whether a pattern was meant as IPv6: brackets, or more than
+// one colon (IPv4 with a port has exactly one).
+func looksV6(s string) bool {
+	return strings.HasPrefix(s, "[") || strings.Count(s, ":") > 1
+}
+
+func (p *AddressPattern) parseCIDR(s string) error {
+	addrPart, prefix, _ := strings.Cut(s, "/")
+	a, err := netip.ParseAddr(addrPart)
+	if err != nil || a.Zone() != "" {
+		return fmt.Errorf("CIDR address %q is not an IP literal (and a CIDR takes no port)", addrPart)
+	}
+	a = a.Unmap() // Java's InetAddress maps ::ffff:a.b.c.d to IPv4
+	bits, err := strconv.Atoi(prefix)
+	if err != nil || !isDigits(prefix) {
+		return fmt.Errorf("CIDR prefix %q is not a number (a CIDR takes no port)", prefix)
+	}
+	if bits > a.BitLen() {
+		return fmt.Errorf("CIDR prefix /%d is longer than the %d-bit address", bits, a.BitLen())
+	}
+	pfx := netip.PrefixFrom(a, bits).Masked()
+	p.cidrLo = addrValue(pfx.Addr())
+	host := uint(a.BitLen() - bits) // host bits: hi gets what exceeds 64
+	span := u128{}
+	switch {
+	case host >= 128:
+		span = u128{^uint64(0), ^uint64(0)}
+	case host >= 64:
+		span = u128{hi: 1<<(host-64) - 1, lo: ^uint64(0)}
+	default:
+		span = u128{lo: 1<<host - 1}
+	}
+	p.cidrHi = u128{hi: p.cidrLo.hi | span.hi, lo: p.cidrLo.lo | span.lo}
+	return nil
+}
+
+// splitPatternHostPort is Java's getPatternHostAndPort: brackets first, then,
+// only when the host being matched is IPv4, the first colon.
+func splitPatternHostPort(s string, forV4 bool) (host, port string, hasPort bool) {
+	switch {
+	case strings.HasPrefix(s, "[") && strings.Contains(s, "]:"):
+		end := strings.Index(s, "]:")
+		return s[1:end], s[end+2:], true
+	case strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]"):
+		return s[1 : len(s)-1], "", false
+	case forV4 && strings.Contains(s, ":"):
+		h, pt, _ := strings.Cut(s, ":")
+		return h, pt, true
+	}
+	return s, "", false
+}
+
+// javaSplit is String.split with a one-character literal separator:
+// trailing empty strings are removed.
+func javaSplit(s string, sep string) []string {
+	if !strings.Contains(s, sep) {
+		return []string{s}
+	}
+	parts := strings.Split(s, sep)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parsePort accepts only what Java's String.valueOf(port) can equal.
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || !isDigits(s) || strconv.Itoa(n) != s || n > 65535 {
+		return 0, fmt.Errorf("port %q never matches (Java compares the port as text with the provider's decimal port)", s)
+	}
+	return n, nil
+}
+
+func hasExpression(s string) bool { return strings.ContainsAny(s, "*-") }
+
+func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, error) {
+	m := familyMatcher{port: -1, anyHostPort: -1}
+	host, portText, hasPort := splitPatternHostPort(s, true)
+	if hasPort {
+		pt, err := parsePort(portText)
+		if err != nil {
+			return familyMatcher{}, err
+		}
+		m.port = pt
+		if s == "0.0.0.0:"+portText {
+			m.anyHostPort = pt
+		}
+	}
+	mask := javaSplit(host, ".")
+	if len(mask) != 4 {
+		return familyMatcher{}, fmt.Errorf("an IPv4 pattern needs exactly 4 dot-separated parts, %q has %d", host, len(mask))
+	}
+	m.ok = true
+	if !hasExpression(host) {
+		m.exact = true
+		if a, err := netip.ParseAddr(host); err == nil && a.Is4() {
+			m.addr = a
+			return m, nil
+		}
+		// A hostname (Java: InetAddress.getByName, first address, IPv4 first).
+		if resolve != nil {
+			addrs, err := resolve(host)
+			if err == nil {
+				for _, t := range addrs {
+					if a, err := netip.ParseAddr(t); err == nil && a.Unmap().Is4() {
+						m.addr = a.Unmap()
+						return m, nil
+					}
+				}
+			}
+		}
+		return m, fmt.Errorf("hostname %q: %w; the pattern matches nothing", host, ErrHostUnresolved)
+	}
+	m.parts = 4
+	for i, part := range mask {
+		lo, hi, err := parsePart(part, false)
+		if err != nil {
+			return familyMatcher{}, fmt.Errorf("octet %d: %w", i+1, err)
+		}
+		m.lo[i], m.hi[i] = lo, hi
+	}
+	return m, nil
+}
+
+func parseV6(s string) (familyMatcher, error) {
+	m := familyMatcher{port: -1, anyHostPort: -1}
+	host, portText, hasPort := splitPatternHostPort(s, false)
+	if hasPort {
+		pt, err := parsePort(portText)
+		if err != nil {
+			return familyMatcher{}, err
+		}
+		m.port = pt
+	}
+	mask := javaSplit(host, ":")
+	expr := hasExpression(host)
+	if len(mask) != 8 && expr {
+		return familyMatcher{}, fmt.Errorf("an IPv6 pattern with * or - needs 8 colon-separated groups, %q has %d", host, len(mask))
+	}
+	if len(mask) != 8 && !strings.Contains(host, "::") {
+		return familyMatcher{}, fmt.Errorf("%q is not an IPv6 pattern", host)
+	}
+	m.ok = true
+	if !expr {
+		a, err := netip.ParseAddr(host)
+		if err != nil || a.Zone() != "" || !a.Is6() {
+			return familyMatcher{}, fmt.Errorf("%q is not an IPv6 address", host)
+		}
+		if a.Is4In6() {
+			return familyMatcher{}, fmt.Errorf("%q is an IPv4-mapped address, which Java treats as IPv4 and no IPv6 host equals", host)
+		}
+		m.exact, m.addr = true, a
+		return m, nil
+	}
+	m.parts = 8
+	for i, part := range mask {
+		lo, hi, err := parsePart(part, true)
+		if err != nil {
+			return familyMatcher{}, fmt.Errorf("group %d: %w", i+1, err)
+		}
+		m.lo[i], m.hi[i] = lo, hi
+	}
+	return m, nil
+}
+
+// parsePart reads one octet (decimal) or group (hex) of an expression pattern
+// as an inclusive range, the way Java's matchIpRange compares it: "*", a text
+// equal to the host's part, "a-b" parsed with Integer.parseInt, or a run of
+// zeros standing for 0.
+func parsePart(part string, hex bool) (lo, hi int64, err error) {
+	base, limit := 10, int64(255)
+	if hex {
+		base, limit = 16, 0xffff
+	}
+	switch part {
+	case "*":
+		return 0, limit, nil
+	case "0", "00", "000", "0000":
+		return 0, 0, nil
+	}
+	if strings.Contains(part, "-") {
+		bounds := strings.Split(part, "-")
+		if len(bounds) != 2 {
+			return 0, 0, fmt.Errorf("range %q is not a-b", part)
+		}
+		lo, err1 := strconv.ParseInt(bounds[0], base, 32)
+		hi, err2 := strconv.ParseInt(bounds[1], base, 32)
+		if err1 != nil || err2 != nil {
+			return 0, 0, fmt.Errorf("range %q has a bound that is not a base-%d integer", part, base)
+		}
+		return lo, hi, nil
+	}
+	v, err := strconv.ParseUint(part, base, 16)
+	if err != nil || v > uint64(limit) || strconv.FormatUint(v, base) != part {
+		form := "decimal"
+		if hex {
+			form = "lower-case hex"
+		}
+		return 0, 0, fmt.Errorf("%q never matches (Java compares it as text with the host's canonical %s form)", part, form)
+	}
+	return int64(v), int64(v), nil
+}
+
+// Match reports whether the pattern matches a provider at host:port, as
+// Java's TagStateRouter.checkAddressMatch would for one pattern. host is an IP
+// literal (IPv6 with or without brackets); anything else matches only "*".
+// It does not allocate.
+func (p AddressPattern) Match(host string, port int) bool {
+	switch p.kind {
+	case kindNone:
+		return false
+	case kindAny:
+		return true
+	}
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		host = host[1 : len(host)-1]
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	return p.MatchAddr(a, port)
+}
+
+// MatchAddr is Match for an already parsed address (for callers that parse
+// each provider host once). It does not allocate.
+func (p AddressPattern) MatchAddr(a netip.Addr, port int) bool {
+	switch p.kind {
+	case kindNone:
+		return false
+	case kindAny:
+		return true
+	}
+	if !a.IsValid() {
+		return false
+	}
+	a = a.Unmap().WithZone("")
+	if p.kind == kindCIDR {
+		v := addrValue(a)
+		return !v.less(p.cidrLo) && !p.cidrHi.less(v)
+	}
+	if a.Is4() {
+		return p.v4.match(a, port)
+	}
+	return p.v6.match(a, port)
+}
+
+func (m *familyMatcher) match(a netip.Addr, port int) bool {
+	if !m.ok || (m.port >= 0 && m.port != port) {
+		return false
+	}
+	if m.anyHostPort >= 0 && m.anyHostPort == port {
+		return true
+	}
+	if m.exact {
+		return m.addr.IsValid() && m.addr == a
+	}
+	if a.Is4() {
+		b := a.As4()
+		for i := 0; i < 4; i++ {
+			if v := int64(b[i]); v < m.lo[i] || v > m.hi[i] {
+				return false
+			}
+		}
+		return true
+	}
+	b := a.As16()
+	for i := 0; i < 8; i++ {
+		if v := int64(b[2*i])<<8 | int64(b[2*i+1]); v < m.lo[i] || v > m.hi[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String is the pattern as written (whitespace trimmed).
+func (p AddressPattern) String() string { return p.text }
+
+// IsAny reports whether the pattern is "*" or "*.*.*.*".
+func (p AddressPattern) IsAny() bool { return p.kind == kindAny }

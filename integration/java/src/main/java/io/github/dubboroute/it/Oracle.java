@@ -114,6 +114,9 @@ public final class Oracle {
     private Oracle(int samples, boolean destinations) {
         FrameworkModel framework = new FrameworkModel();
         this.app = framework.newApplication();
+        // Only so that Dubbo's internal look-ups of "the application" do not throw per case; routing uses the
+        // consumer URL's application parameter, never this name.
+        app.getApplicationConfigManager().setApplication(new org.apache.dubbo.config.ApplicationConfig("dubboroute-oracle"));
         this.module = app.newModule();
         this.switcher = framework.getBeanFactory().getBean(RouterSnapshotSwitcher.class);
         this.defaultSamples = samples;

@@ -10,15 +10,16 @@ import sun.misc.Unsafe;
  * {@code ThreadLocalRandom.current().nextLong(weightSum)}) can be made to draw any chosen value r.
  *
  * <p>How: ThreadLocalRandom keeps its state in the field {@code Thread.threadLocalRandomSeed}; each
- * {@code nextLong()} adds the constant GAMMA to it and returns {@code mix64(seed)}. {@code mix64} is a
- * bijection, so for a wanted output x we set the seed to {@code unmix64(x) - GAMMA}. {@code nextLong(bound)}
+ * {@code nextLong()} adds a per-thread constant to it (GAMMA in OpenJDK 17 GA; Debian's 17.0.15 adds
+ * {@code (threadId << 1) + GAMMA}, so the increment is measured, not assumed) and returns {@code mix64(seed)}
+ * (Murmur3's fmix64). {@code mix64} is a bijection, so for a wanted output x we set the seed to
+ * {@code unmix64(x) - increment}. {@code nextLong(bound)}
  * (JDK 17 RandomSupport.boundedNextLong) maps one nextLong() output x to r = {@code x & (bound-1)} for a
  * power-of-two bound and to r = {@code (x >>> 1) % bound} otherwise (no rejection when x>>>1 &lt; bound).
  * So x = r (power of two) or x = 2r (otherwise) yields exactly r. {@link #selfTest()} checks this on the
  * running JVM; the oracle refuses the "destinations" mode if it fails.
  */
 final class RandomControl {
-    private static final long GAMMA = 0x9e3779b97f4a7c15L;
     private static final Unsafe U;
     private static final long SEED;
 
@@ -56,10 +57,21 @@ final class RandomControl {
 
     /** Arrange for the next {@code ThreadLocalRandom.current().nextLong(bound)} on this thread to return r. */
     static void forceNextBounded(long r, long bound) {
-        ThreadLocalRandom.current(); // make sure the thread's generator is initialised (init would reset the seed)
         long x = (bound & (bound - 1)) == 0 ? r : (r << 1);
-        U.putLong(Thread.currentThread(), SEED, unmix64(x) - GAMMA);
+        U.putLong(Thread.currentThread(), SEED, unmix64(x) - INCREMENT.get());
     }
+
+    /** The amount ThreadLocalRandom adds to this thread's seed per draw, measured once per thread. */
+    private static final ThreadLocal<Long> INCREMENT = ThreadLocal.withInitial(() -> {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current(); // initialise first: init would reset the seed
+        Thread t = Thread.currentThread();
+        long saved = U.getLong(t, SEED);
+        U.putLong(t, SEED, 0L);
+        rnd.nextLong();
+        long inc = U.getLong(t, SEED);
+        U.putLong(t, SEED, saved);
+        return inc;
+    });
 
     static void selfTest() {
         long[] bounds = {2, 3, 7, 10, 64, 1000, 1024, 1001, 2147483647L, 200000};

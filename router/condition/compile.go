@@ -1,0 +1,166 @@
+package condition
+
+import (
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// CompileOptions tunes Compile.
+type CompileOptions struct {
+	// Rand draws v3.1 destinations; nil means router.DefaultRand.
+	Rand router.Rand
+}
+
+// Compiled is a rule compiled against one consumer URL and one provider
+// snapshot. Everything that does not vary per call is precomputed: each
+// when-part's consumer-URL keys are evaluated once, and every then-part (and
+// v3.1 destination) is an interned *router.Set. Route then only tests the
+// call's method, arguments and attachments and combines Sets. A Compiled is
+// immutable and safe for concurrent use.
+type Compiled struct {
+	rule    *Rule
+	u       *router.Universe
+	rand    router.Rand
+	enabled bool
+	force   bool
+	v31     bool
+	conds   []compiledCond
+}
+
+type compiledCond struct {
+	index int
+	text  string
+	// whenStatic is the verdict of the when-part's keys that depend only on
+	// the consumer URL (false: the condition never applies).
+	whenStatic bool
+	// whenCall are the when-part's keys that depend on the call.
+	whenCall []callTerm
+	// v3.0
+	blacklist bool
+	then      *router.Set
+	// v3.1
+	targets []compiledTarget
+}
+
+type compiledTarget struct {
+	weight int64
+	set    *router.Set
+}
+
+type callTerm struct {
+	kind     keyKind
+	arg      int
+	att      string
+	match    []pattern
+	mismatch []pattern
+}
+
+// Compile compiles r for one consumer and one provider snapshot:
+// providers[i] is member i of u. A nil consumer or provider is treated as a
+// URL without any field; providers beyond u.Size() are ignored and members
+// without a provider match nothing. It scans every provider once per
+// then-part; it is meant to run off the hot path, on every rule or address
+// change.
+func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*router.URL, opt CompileOptions) *Compiled {
+	c := &Compiled{rule: r, u: u, rand: opt.Rand, enabled: r.Enabled, force: r.Force, v31: r.Version == V31}
+	if c.rand == nil {
+		c.rand = router.DefaultRand
+	}
+	if consumer == nil {
+		consumer = &router.URL{}
+	}
+	provider := func(i int) *router.URL {
+		if i < len(providers) && providers[i] != nil {
+			return providers[i]
+		}
+		return nil
+	}
+	for _, cond := range r.Conditions {
+		cc := compiledCond{index: cond.Index, text: cond.Text, whenStatic: true}
+		if cond.When != nil {
+			for _, t := range cond.When.Terms {
+				kind, arg, att := classifyKey(t.Key)
+				ct := callTerm{kind: kind, arg: arg, att: att,
+					match: compilePatterns(t.Match, nil), mismatch: compilePatterns(t.Mismatch, nil)}
+				switch kind {
+				case keyMethod, keyArgument, keyAttachment:
+					cc.whenCall = append(cc.whenCall, ct)
+				case keySentinel:
+					cc.whenStatic = cc.whenStatic && matchValues(NotFoundValue, true, ct.match, ct.mismatch, true)
+				default:
+					v, ok := consumer.Get(t.Key)
+					cc.whenStatic = cc.whenStatic && matchValues(v, ok, ct.match, ct.mismatch, true)
+				}
+			}
+		}
+		if c.v31 {
+			for _, tg := range cond.Targets {
+				cc.targets = append(cc.targets, compiledTarget{weight: tg.Weight, set: thenSet(u, tg.Then, true, consumer, provider)})
+			}
+		} else if cond.Then == nil {
+			cc.blacklist = true
+		} else {
+			cc.then = thenSet(u, cond.Then, false, consumer, provider)
+		}
+		c.conds = append(c.conds, cc)
+	}
+	return c
+}
+
+func compilePatterns(vs []string, ref *router.URL) []pattern {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]pattern, len(vs))
+	for i, v := range vs {
+		out[i] = compilePattern(v, ref)
+	}
+	return out
+}
+
+// thenSet is the set of providers whose own URL matches the part, with $x
+// resolved against the consumer. In v3.0 a part without keys matches no
+// provider; in v3.1 (and for a nil part there) it matches every provider.
+func thenSet(u *router.Universe, p *Part, v31 bool, consumer *router.URL, provider func(int) *router.URL) *router.Set {
+	if p == nil || len(p.Terms) == 0 {
+		if v31 {
+			return u.All()
+		}
+		return u.None()
+	}
+	type term struct {
+		kind            keyKind
+		key             string
+		match, mismatch []pattern
+	}
+	terms := make([]term, len(p.Terms))
+	for i, t := range p.Terms {
+		kind, _, _ := classifyKey(t.Key)
+		terms[i] = term{kind: kind, key: t.Key, match: compilePatterns(t.Match, consumer), mismatch: compilePatterns(t.Mismatch, consumer)}
+	}
+	return u.Build(func(i int) bool {
+		pu := provider(i)
+		if pu == nil {
+			return false
+		}
+		for j := range terms {
+			t := &terms[j]
+			var v string
+			var ok bool
+			switch t.kind {
+			case keyArgument, keyAttachment, keySentinel:
+				// No invocation in a then-part: Java's matcher fails and
+				// yields the sentinel.
+				v, ok = NotFoundValue, true
+			default:
+				v, ok = pu.Get(t.key)
+			}
+			if !matchValues(v, ok, t.match, t.mismatch, false) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// Rule returns the rule c was compiled from.
+func (c *Compiled) Rule() *Rule { return c.rule }

@@ -1,0 +1,231 @@
+package condition
+
+import (
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// whenMatches evaluates the per-call keys of a when-part. It does not
+// allocate for string arguments and attachments.
+func (cc *compiledCond) whenMatches(call *router.Call) bool {
+	if !cc.whenStatic {
+		return false
+	}
+	for i := range cc.whenCall {
+		t := &cc.whenCall[i]
+		var v string
+		ok := true
+		switch t.kind {
+		case keyMethod:
+			if call != nil {
+				v = call.Method
+			}
+		case keyArgument:
+			v = NotFoundValue
+			if call != nil && t.arg < len(call.Args) {
+				v = ArgumentString(call.Args[t.arg])
+			}
+		case keyAttachment:
+			v, ok = call.Attachment(t.att)
+		}
+		if !matchValues(v, ok, t.match, t.mismatch, true) {
+			return false
+		}
+	}
+	return true
+}
+
+// Route filters in for one call, following Java's ConditionStateRouter
+// (v3.0) or MultiDestConditionRouter (v3.1) for every condition in list
+// order, each seeing the previous one's output. The result is a subset of
+// in (registry order is the index order of the set). It neither allocates
+// nor scans providers; with a non-nil step it records one ConditionStep per
+// condition and sets step.Branch and step.Detail (that recording allocates).
+func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *router.Set {
+	if c == nil || len(c.conds) == 0 {
+		if step != nil {
+			step.Branch = router.BranchNoRule
+		}
+		return in
+	}
+	if !c.enabled {
+		if step != nil {
+			step.Branch = router.BranchDisabled
+			step.Detail = "rule enabled=false"
+		}
+		return in
+	}
+	out := in
+	summary := router.BranchNotApplicable
+	for i := range c.conds {
+		cc := &c.conds[i]
+		before := out
+		var br router.Branch
+		kept, dest, matched := 0, -1, false
+		switch {
+		case before.Empty():
+			br = router.BranchEmptyInput
+		case !cc.whenMatches(call):
+			br = router.BranchNotApplicable
+		default:
+			matched = true
+			if c.v31 {
+				out, br, dest = c.routeV31(cc, before)
+				kept = out.Len()
+			} else {
+				out, br, kept = c.routeV30(cc, before)
+			}
+			summary = br
+		}
+		if step != nil {
+			step.Conditions = append(step.Conditions, router.ConditionStep{
+				Index: cc.index, Text: cc.text, WhenMatched: matched,
+				In: before.Len(), ThenKept: kept, Out: out.Len(), Branch: br, Destination: dest,
+			})
+		}
+	}
+	if step != nil {
+		if in.Empty() {
+			summary = router.BranchEmptyInput
+		}
+		step.Branch = summary
+	}
+	return out
+}
+
+func (c *Compiled) routeV30(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int) {
+	if cc.blacklist {
+		return c.u.None(), router.BranchBlacklist, 0
+	}
+	res := c.u.And(in, cc.then)
+	switch {
+	case !res.Empty():
+		return res, router.BranchMatched, res.Len()
+	case c.force:
+		return c.u.None(), router.BranchForceEmpty, 0
+	}
+	return in, router.BranchFallback, 0
+}
+
+// routeV31 draws one destination among those with a non-empty intersection
+// with in: r uniform in [0, W) and the first destination with r < cumulative
+// weight wins, so destination i is chosen with probability w_i/W exactly
+// (Java gives the first one an extra unit; see the package documentation).
+func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int) {
+	if len(cc.targets) == 0 {
+		return c.u.None(), router.BranchBlacklist, -1
+	}
+	var total int64
+	n, only := 0, -1
+	for i := range cc.targets {
+		if !c.u.And(in, cc.targets[i].set).Empty() {
+			total += cc.targets[i].weight
+			n++
+			only = i
+		}
+	}
+	switch {
+	case n == 0 && c.force:
+		return c.u.None(), router.BranchForceEmpty, -1
+	case n == 0:
+		return in, router.BranchFallback, -1
+	case n == 1:
+		return c.u.And(in, cc.targets[only].set), router.BranchMatched, only
+	}
+	r := int64(c.rand(uint64(total)))
+	var cum int64
+	last := -1
+	for i := range cc.targets {
+		s := c.u.And(in, cc.targets[i].set)
+		if s.Empty() {
+			continue
+		}
+		last = i
+		cum += cc.targets[i].weight
+		if r < cum {
+			return s, router.BranchWeighted, i
+		}
+	}
+	// Unreachable with a conforming Rand (r < total); a misbehaving one gets
+	// the last candidate rather than a panic.
+	return c.u.And(in, cc.targets[last].set), router.BranchWeighted, last
+}
+
+// Destination is one candidate of a v3.1 weighted pick.
+type Destination struct {
+	// Condition is the index of the condition making the pick.
+	Condition int
+	// Target is the index of the destination in the condition's "to" list.
+	Target int
+	// Weight is the effective weight.
+	Weight int64
+	// Set is the providers the destination would route to.
+	Set *router.Set
+	// Probability is this package's chance of picking it: Weight / W.
+	Probability float64
+	// JavaProbability is Java 3.3's chance: (w+1)/W for the first candidate,
+	// (w-1)/W for the last, w/W otherwise; 1 for a single candidate.
+	JavaProbability float64
+}
+
+// ConditionDestinations returns the candidate destinations of condition
+// cond (an index into the rule's conditions) for input in and call: nil when
+// the rule is not v3.1, disabled, the input is empty, the when-part does not
+// match, or no destination keeps a provider. It allocates; it is meant for
+// explain, the CLI and the differential test against Java.
+func (c *Compiled) ConditionDestinations(cond int, in *router.Set, call *router.Call) []Destination {
+	if c == nil || !c.v31 || !c.enabled || cond < 0 || cond >= len(c.conds) || in.Empty() {
+		return nil
+	}
+	cc := &c.conds[cond]
+	if !cc.whenMatches(call) {
+		return nil
+	}
+	var ds []Destination
+	var total int64
+	for i := range cc.targets {
+		s := c.u.And(in, cc.targets[i].set)
+		if s.Empty() {
+			continue
+		}
+		total += cc.targets[i].weight
+		ds = append(ds, Destination{Condition: cc.index, Target: i, Weight: cc.targets[i].weight, Set: s})
+	}
+	if len(ds) == 1 {
+		ds[0].Probability, ds[0].JavaProbability = 1, 1
+		return ds
+	}
+	for i := range ds {
+		ds[i].Probability = float64(ds[i].Weight) / float64(total)
+		jw := ds[i].Weight
+		switch i {
+		case 0:
+			jw++
+		case len(ds) - 1:
+			jw--
+		}
+		ds[i].JavaProbability = float64(jw) / float64(total)
+	}
+	return ds
+}
+
+// Destinations returns the candidates of the first weighted pick a call
+// would meet: conditions before it are routed deterministically (they make
+// no pick), and the first condition with two or more candidates is
+// reported. It returns nil when no condition makes a pick.
+func (c *Compiled) Destinations(in *router.Set, call *router.Call) []Destination {
+	if c == nil || !c.v31 || !c.enabled {
+		return nil
+	}
+	cur := in
+	for i := range c.conds {
+		if ds := c.ConditionDestinations(i, cur, call); len(ds) > 1 {
+			return ds
+		}
+		cc := &c.conds[i]
+		if cur.Empty() || !cc.whenMatches(call) {
+			continue
+		}
+		cur, _, _ = c.routeV31(cc, cur)
+	}
+	return nil
+}

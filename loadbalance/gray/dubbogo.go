@@ -1,0 +1,372 @@
+package gray
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/result"
+
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// RetryAttribute is the invocation attribute (per call, never sent on the
+// wire) in which LoadBalance remembers a call's gray classification, so
+// that failover retries reuse it instead of drawing again.
+const RetryAttribute = "dubboroute.gray.request"
+
+// cacheSlots bounds the plan cache: a direct-mapped table of this many
+// entries keyed by slice identity. dubboroute's chain hands out one cached
+// slice per routed set, so a service needs a handful of entries; foreign
+// slices (dubbo-go's built-in chain, failover's reselect lists) evict each
+// other and cost a compile per call.
+const cacheSlots = 64
+
+// maxStatusMethods bounds the per-plan cache of dubbo-go RPCStatus lookups
+// for leastactive and p2c; beyond it lookups go to dubbo-go each time.
+const maxStatusMethods = 256
+
+// LoadBalance is the gray balancer as a dubbo-go
+// cluster/loadbalance.LoadBalance. Register it with
+// extension.SetLoadbalance("gray", func() loadbalance.LoadBalance { return lb })
+// (the extension package does). It is safe for concurrent use.
+type LoadBalance struct {
+	opts  Options
+	rules atomic.Pointer[ruleSet]
+	mu    sync.Mutex // serialises rule writers
+	cache [cacheSlots]atomic.Pointer[cacheEntry]
+	// compiles counts plan compilations (cache misses), for tests and metrics.
+	compiles atomic.Uint64
+}
+
+type ruleSet struct {
+	gen   uint64
+	byApp map[string]*Rule
+}
+
+type cacheEntry struct {
+	ptr      *base.Invoker
+	n        int
+	firstURL *common.URL
+	lastURL  *common.URL
+	gen      uint64
+	invokers []base.Invoker // pins the backing array: its address cannot be reused while cached
+	plan     *Plan
+	fail     *failInvoker // lazily built, see failFor
+	failMu   sync.Mutex
+}
+
+// New makes a LoadBalance with the given options (the zero Options are
+// seed 002's defaults).
+func New(opts Options) *LoadBalance {
+	lb := &LoadBalance{opts: opts.withDefaults()}
+	lb.rules.Store(&ruleSet{byApp: map[string]*Rule{}})
+	return lb
+}
+
+// SetRule installs the gray rule of a provider application (the value of
+// <app>.gray-router); nil removes it, returning the app to the defaults.
+// Plans compiled under the previous rules are dropped lazily.
+func (lb *LoadBalance) SetRule(app string, r *Rule) {
+	lb.mu.Lock()
+	defer lb.mu.Unlock()
+	old := lb.rules.Load()
+	next := &ruleSet{gen: old.gen + 1, byApp: make(map[string]*Rule, len(old.byApp)+1)}
+	for k, v := range old.byApp {
+		next.byApp[k] = v
+	}
+	if r == nil {
+		delete(next.byApp, app)
+	} else {
+		next.byApp[app] = r
+	}
+	lb.rules.Store(next)
+}
+
+// SetRuleText parses content and installs it for app. Blank content (the
+// config-center node was deleted or emptied) removes the rule. A rule that
+// fails to parse is rejected whole: the error names the key and line, and
+// the previous rule stays in force.
+func (lb *LoadBalance) SetRuleText(app, content string) error {
+	if strings.TrimSpace(content) == "" {
+		lb.SetRule(app, nil)
+		return nil
+	}
+	r, err := ParseRule(content)
+	if err != nil {
+		return fmt.Errorf("%s.gray-router: %w (previous rule kept)", app, err)
+	}
+	lb.SetRule(app, r)
+	return nil
+}
+
+// Rule returns the rule in force for app, or nil.
+func (lb *LoadBalance) Rule(app string) *Rule { return lb.rules.Load().byApp[app] }
+
+// Compiles is the number of plans compiled so far (cache misses).
+func (lb *LoadBalance) Compiles() uint64 { return lb.compiles.Load() }
+
+// Select implements dubbo-go's loadbalance.LoadBalance. With a slice it
+// has seen before (same backing array and length, same rules) it allocates
+// nothing; with a new slice it compiles a plan first. It never returns nil
+// for a non-empty list: when no provider may take the call (fallback: fail,
+// or every provider gray for a normal request) it returns an invoker whose
+// Invoke fails with the reason, because dubbo-go's cluster invokers call
+// methods on whatever Select returns.
+func (lb *LoadBalance) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	return lb.selectInto(invokers, inv, nil)
+}
+
+// Explain is Select that also returns the decision.
+func (lb *LoadBalance) Explain(invokers []base.Invoker, inv base.Invocation) (base.Invoker, Decision) {
+	var d Decision
+	ivk := lb.selectInto(invokers, inv, &d)
+	return ivk, d
+}
+
+func (lb *LoadBalance) selectInto(invokers []base.Invoker, inv base.Invocation, d *Decision) base.Invoker {
+	switch len(invokers) {
+	case 0:
+		if d != nil {
+			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Reason: "empty provider list"}
+		}
+		return nil
+	case 1:
+		// dubbo-go never calls a balancer with one invoker; Java returns it
+		// without doSelect. Do the same when called directly.
+		if d != nil {
+			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: 0, Shortcut: true, Reason: "single provider"}
+		}
+		return invokers[0]
+	}
+	e := lb.entry(invokers)
+	var call router.Call
+	gray, prior := false, false
+	if inv != nil {
+		call = router.Call{Method: inv.ActualMethodName(), Args: realArguments(inv), Attachments: inv}
+		if v, ok := inv.GetAttribute(RetryAttribute); ok {
+			gray, prior = v.(bool)
+		}
+	}
+	if prior {
+		if d != nil {
+			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Gray: gray, Retry: true,
+				Reason: "retry: classification of the first attempt reused"}
+		}
+	} else {
+		gray = e.plan.Classify(&call, d)
+		if inv != nil {
+			inv.SetAttribute(RetryAttribute, gray)
+		}
+	}
+	i, err := e.plan.PickClass(gray, &call, d)
+	if err != nil {
+		return e.failFor(err)
+	}
+	return invokers[i]
+}
+
+// realArguments are the arguments as Java's RpcUtils.getArguments sees
+// them: for generic $invoke/$invokeAsync calls the third argument's list.
+func realArguments(inv base.Invocation) []any {
+	args := inv.Arguments()
+	if m := inv.MethodName(); (m == "$invoke" || m == "$invokeAsync") && len(args) == 3 {
+		if real, ok := args[2].([]any); ok {
+			return real
+		}
+	}
+	return args
+}
+
+func urlOf(ivk base.Invoker) *common.URL {
+	if ivk == nil {
+		return nil
+	}
+	return ivk.GetURL()
+}
+
+func sliceSlot(ptr *base.Invoker, n int) int {
+	h := uint64(uintptr(unsafe.Pointer(ptr)))*0x9e3779b97f4a7c15 ^ uint64(n)
+	return int(h>>32) & (cacheSlots - 1)
+}
+
+// entry finds or compiles the plan for a slice.
+func (lb *LoadBalance) entry(invokers []base.Invoker) *cacheEntry {
+	rs := lb.rules.Load()
+	ptr, n := &invokers[0], len(invokers)
+	slot := &lb.cache[sliceSlot(ptr, n)]
+	// The entry pins the array, so an equal (pointer, length) is the same
+	// slice; the end URLs catch an owner that rewrote it in place. (URLs,
+	// not invokers, are compared: comparing interfaces panics on
+	// uncomparable dynamic types.)
+	if e := slot.Load(); e != nil && e.ptr == ptr && e.n == n && e.gen == rs.gen &&
+		e.firstURL == urlOf(invokers[0]) && e.lastURL == urlOf(invokers[n-1]) {
+		return e
+	}
+	e := lb.compile(invokers, rs)
+	slot.Store(e)
+	return e
+}
+
+func (lb *LoadBalance) compile(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
+	lb.compiles.Add(1)
+	n := len(invokers)
+	urls := make([]*router.URL, n)
+	curls := make([]*common.URL, n)
+	for i, ivk := range invokers {
+		if ivk == nil {
+			continue
+		}
+		if cu := ivk.GetURL(); cu != nil {
+			curls[i] = cu
+			urls[i] = toRouterURL(cu)
+		}
+	}
+	var app string
+	var consumer *router.URL
+	for _, u := range urls {
+		if u != nil {
+			// In registry mode an invoker URL is the provider URL merged
+			// with the reference URL: application is the provider app and
+			// the consumer's own parameters (grayUserids) fill the gaps.
+			app, consumer = u.Params["application"], u
+			break
+		}
+	}
+	in := Input{Rule: rs.byApp[app], Consumer: consumer, Providers: urls, Active: &statusCounter{urls: curls}}
+	return &cacheEntry{
+		ptr: &invokers[0], n: n, firstURL: curls[0], lastURL: curls[n-1], gen: rs.gen,
+		invokers: invokers, plan: Compile(in, lb.opts),
+	}
+}
+
+// toRouterURL converts a dubbo-go URL. dubbo-go's MergeURL marks a provider
+// that published no timestamp with an empty remote.timestamp and copies the
+// consumer's timestamp into timestamp; that one must not drive warm-up.
+func toRouterURL(cu *common.URL) *router.URL {
+	u := &router.URL{Protocol: cu.Protocol, Username: cu.Username, Password: cu.Password,
+		Host: cu.Ip, Path: strings.TrimPrefix(cu.Path, "/"), Params: map[string]string{}}
+	port := cu.Port
+	if u.Host == "" && cu.Location != "" {
+		if h, p, err := net.SplitHostPort(cu.Location); err == nil {
+			u.Host, port = h, p
+		} else {
+			u.Host = cu.Location
+		}
+	}
+	if p, err := strconv.Atoi(port); err == nil && p > 0 && p <= 65535 {
+		u.Port = p
+	}
+	for k, vs := range cu.CopyParams() {
+		if len(vs) > 0 {
+			u.Params[k] = vs[0]
+		}
+	}
+	if rt, ok := u.Params["remote.timestamp"]; ok && rt == "" {
+		delete(u.Params, "timestamp")
+	}
+	return u
+}
+
+// statusCounter reads dubbo-go's active counts (maintained by its "active"
+// filter) for leastactive and p2c. base.GetMethodStatus builds a string key
+// per lookup, so the *RPCStatus of every provider is cached per method the
+// first time the method is seen. base.CleanAllStatus (tests only) makes the
+// cached pointers stale.
+type statusCounter struct {
+	urls     []*common.URL
+	byMethod atomic.Pointer[map[string][]*base.RPCStatus]
+	mu       sync.Mutex
+}
+
+// Active implements ActiveCounter.
+func (s *statusCounter) Active(i int, method string) int64 {
+	if i < 0 || i >= len(s.urls) || s.urls[i] == nil {
+		return 0
+	}
+	if m := s.byMethod.Load(); m != nil {
+		if st, ok := (*m)[method]; ok {
+			return int64(st[i].GetActive())
+		}
+	}
+	return int64(s.statuses(method, i).GetActive())
+}
+
+func (s *statusCounter) statuses(method string, i int) *base.RPCStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var old map[string][]*base.RPCStatus
+	if m := s.byMethod.Load(); m != nil {
+		if st, ok := (*m)[method]; ok {
+			return st[i]
+		}
+		old = *m
+	}
+	if len(old) >= maxStatusMethods {
+		return base.GetMethodStatus(s.urls[i], method)
+	}
+	st := make([]*base.RPCStatus, len(s.urls))
+	for k, u := range s.urls {
+		if u != nil {
+			st[k] = base.GetMethodStatus(u, method)
+		} else {
+			st[k] = &base.RPCStatus{}
+		}
+	}
+	next := make(map[string][]*base.RPCStatus, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[method] = st
+	s.byMethod.Store(&next)
+	return st[i]
+}
+
+// failInvoker is what Select returns when no provider may take the call:
+// dubbo-go's cluster invokers dereference the selected invoker, so nil
+// would panic them. It is available (so it is not blacklisted) and every
+// Invoke fails with the reason.
+type failInvoker struct {
+	url *common.URL
+	err error
+}
+
+func (e *cacheEntry) failFor(err error) base.Invoker {
+	e.failMu.Lock()
+	defer e.failMu.Unlock()
+	if e.fail != nil && e.fail.err.Error() == err.Error() {
+		return e.fail
+	}
+	path, iface := "", ""
+	if u := e.firstURL; u != nil {
+		path, iface = u.Path, u.GetParam("interface", "")
+	}
+	e.fail = &failInvoker{
+		url: common.NewURLWithOptions(common.WithProtocol("gray-unavailable"), common.WithIp("0.0.0.0"),
+			common.WithPort("0"), common.WithPath(path), common.WithParamsValue("interface", iface)),
+		err: err,
+	}
+	return e.fail
+}
+
+// GetURL implements common.Node.
+func (f *failInvoker) GetURL() *common.URL { return f.url }
+
+// IsAvailable implements common.Node; true so the cluster invoker reports
+// the reason instead of blacklisting a placeholder.
+func (f *failInvoker) IsAvailable() bool { return true }
+
+// Destroy implements common.Node.
+func (f *failInvoker) Destroy() {}
+
+// Invoke fails with the reason no provider was picked.
+func (f *failInvoker) Invoke(context.Context, base.Invocation) result.Result {
+	return &result.RPCResult{Err: f.err}
+}

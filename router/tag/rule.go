@@ -204,6 +204,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 	}
 	t := Tag{Line: n.Line}
 	var matchNode *yaml.Node
+	matchLine := n.Line
 	for j := 0; j+1 < len(n.Content); j += 2 {
 		k, v := n.Content[j], deref(n.Content[j+1])
 		switch k.Value {
@@ -236,7 +237,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 				t.Addresses = append(t.Addresses, text)
 			}
 		case "match":
-			matchNode = v
+			matchNode, matchLine = v, k.Line
 		default:
 			r.UnknownFields = append(r.UnknownFields, UnknownField{Path: fmt.Sprintf("tags[%d].%s", i, k.Value), Line: k.Line})
 		}
@@ -258,7 +259,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 	}
 	if matchNode != nil && !isNull(matchNode) {
 		if !r.matchEnabled() {
-			r.warn(matchNode.Line, "tag %q: match is ignored because configVersion %q does not start with v3.0", t.Name, r.ConfigVersion)
+			r.warn(matchLine, "tag %q: match is ignored because configVersion %q does not start with v3.0", t.Name, r.ConfigVersion)
 		} else {
 			ms, err := r.parseMatch(i, t.Name, matchNode)
 			if err != nil {
@@ -266,9 +267,9 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 			}
 			t.Match, t.MatchSet = ms, true
 			if len(t.Addresses) > 0 {
-				r.warn(matchNode.Line, "tag %q: match is ignored because the tag has addresses", t.Name)
+				r.warn(matchLine, "tag %q: match is ignored because the tag has addresses", t.Name)
 			} else if len(ms) == 0 {
-				r.warn(matchNode.Line, "tag %q: an empty match list claims every provider", t.Name)
+				r.warn(matchLine, "tag %q: an empty match list claims every provider", t.Name)
 			}
 		}
 	}

@@ -1,0 +1,217 @@
+// Package consumer calls the BookFacade through dubbo-go (dubbo protocol,
+// hessian2) and serves the seeds' HTTP endpoints:
+//
+//	GET /testUser?userId=7    queryByName as user 7 (attachment userId=7), like seed 002's controller
+//	GET /books                queryAll
+//	GET /books?name=Go        queryByName("Go")
+//
+// Every response names the provider port that served the call. A request may
+// carry a tag with ?tag=gray (attachment dubbo.tag) and &force=true
+// (dubbo.force.tag).
+package consumer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"dubbo.apache.org/dubbo-go/v3"
+	"dubbo.apache.org/dubbo-go/v3/client"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+
+	_ "dubbo.apache.org/dubbo-go/v3/imports"
+
+	_ "github.com/dubboroute/dubboroute/directory/memory"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
+)
+
+// Options configure a consumer.
+type Options struct {
+	// App is the consumer application name, e.g. demo-consumer1.
+	App string
+	// Registry is "memory://" or "zookeeper://host:port". Ignored with URL.
+	Registry string
+	// ConfigCenter is where rules are read from; default: Registry's address.
+	// "none" disables it.
+	ConfigCenter string
+	// URL is a direct provider list ("dubbo://127.0.0.1:20880;dubbo://127.0.0.1:20881")
+	// used instead of the registry.
+	URL string
+	// LoadBalance is the consumer's load balancer; default "gray".
+	LoadBalance string
+	// Cluster is the cluster strategy; default failover.
+	Cluster string
+	// Retries of the failover cluster; default 0, so a routed call is
+	// attempted exactly once and the serving port is the routed one.
+	Retries int
+	// Tag is the consumer's static dubbo.tag (used when a call sets none).
+	Tag string
+}
+
+// Consumer is a BookFacade client.
+type Consumer struct {
+	conn *client.Connection
+	opts Options
+}
+
+// New connects a consumer (it does not wait for providers).
+func New(opts Options) (*Consumer, error) {
+	if opts.App == "" {
+		return nil, fmt.Errorf("bookfacade consumer: application name is required")
+	}
+	if opts.LoadBalance == "" {
+		opts.LoadBalance = "gray"
+	}
+	insOpts := []dubbo.InstanceOption{dubbo.WithName(opts.App)}
+	if opts.URL == "" {
+		ro, err := regconf.Registry(opts.Registry)
+		if err != nil {
+			return nil, fmt.Errorf("bookfacade consumer %s: %w", opts.App, err)
+		}
+		insOpts = append(insOpts, dubbo.WithRegistry(ro...))
+	}
+	cc := opts.ConfigCenter
+	if cc == "" {
+		cc = opts.Registry
+	}
+	if cc != "" && cc != "none" {
+		co, err := regconf.ConfigCenter(cc)
+		if err != nil {
+			return nil, fmt.Errorf("bookfacade consumer %s: config center: %w", opts.App, err)
+		}
+		insOpts = append(insOpts, dubbo.WithConfigCenter(co...))
+	}
+	ins, err := dubbo.NewInstance(insOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade consumer %s: new instance: %w", opts.App, err)
+	}
+	cli, err := ins.NewClient(client.WithClientProtocolDubbo(), client.WithClientSerialization(constant.Hessian2Serialization))
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade consumer %s: new client: %w", opts.App, err)
+	}
+	refOpts := []client.ReferenceOption{
+		client.WithLoadBalance(opts.LoadBalance),
+		client.WithRetries(opts.Retries),
+	}
+	if opts.Cluster != "" {
+		refOpts = append(refOpts, client.WithCluster(opts.Cluster))
+	}
+	if opts.URL != "" {
+		refOpts = append(refOpts, client.WithURL(opts.URL))
+	}
+	if opts.Tag != "" {
+		refOpts = append(refOpts, client.WithParam(constant.Tagkey, opts.Tag))
+	}
+	conn, err := cli.Dial(api.Interface, refOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade consumer %s: dial %s: %w", opts.App, api.Interface, err)
+	}
+	return &Consumer{conn: conn, opts: opts}, nil
+}
+
+// Attachments travel with one call (userId, dubbo.tag, dubbo.force.tag...).
+type Attachments map[string]string
+
+func (a Attachments) ctx(ctx context.Context) context.Context {
+	if len(a) == 0 {
+		return ctx
+	}
+	m := make(map[string]any, len(a))
+	for k, v := range a {
+		m[k] = v
+	}
+	return context.WithValue(ctx, constant.AttachmentKey, m)
+}
+
+// QueryAll calls queryAll().
+func (c *Consumer) QueryAll(ctx context.Context, at Attachments) ([]*api.Book, error) {
+	var books []*api.Book
+	if err := c.conn.CallUnary(at.ctx(ctx), []any{}, &books, api.MethodQueryAll); err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", api.Interface, api.MethodQueryAll, err)
+	}
+	return books, nil
+}
+
+// QueryByName calls queryByName(name).
+func (c *Consumer) QueryByName(ctx context.Context, name string, at Attachments) (*api.Book, error) {
+	book := &api.Book{}
+	if err := c.conn.CallUnary(at.ctx(ctx), []any{name}, book, api.MethodQueryByName); err != nil {
+		return nil, fmt.Errorf("%s.%s(%q): %w", api.Interface, api.MethodQueryByName, name, err)
+	}
+	return book, nil
+}
+
+// Response is the JSON body of every HTTP endpoint.
+type Response struct {
+	Call  string      `json:"call"`
+	Port  int         `json:"port,omitempty"`
+	Books []*api.Book `json:"books,omitempty"`
+	Error string      `json:"error,omitempty"`
+}
+
+// Handler serves /testUser and /books.
+func (c *Consumer) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/testUser", func(w http.ResponseWriter, r *http.Request) {
+		uid := r.URL.Query().Get("userId")
+		if _, err := strconv.ParseInt(uid, 10, 64); err != nil {
+			writeJSON(w, http.StatusBadRequest, Response{Call: "testUser", Error: "userId must be an integer"})
+			return
+		}
+		at := requestAttachments(r)
+		at["userId"] = uid
+		b, err := c.QueryByName(r.Context(), "user-"+uid, at)
+		c.reply(w, "testUser(userId="+uid+")", b, nil, err)
+	})
+	mux.HandleFunc("/books", func(w http.ResponseWriter, r *http.Request) {
+		at := requestAttachments(r)
+		if name := r.URL.Query().Get("name"); name != "" {
+			b, err := c.QueryByName(r.Context(), name, at)
+			c.reply(w, api.MethodQueryByName+"("+name+")", b, nil, err)
+			return
+		}
+		bs, err := c.QueryAll(r.Context(), at)
+		c.reply(w, api.MethodQueryAll+"()", nil, bs, err)
+	})
+	return mux
+}
+
+func requestAttachments(r *http.Request) Attachments {
+	at := Attachments{}
+	q := r.URL.Query()
+	if t := q.Get("tag"); t != "" {
+		at[constant.Tagkey] = t
+	}
+	if f := q.Get("force"); f != "" {
+		at[constant.ForceUseTag] = f
+	}
+	if uid := q.Get("userId"); uid != "" {
+		at["userId"] = uid
+	}
+	return at
+}
+
+func (c *Consumer) reply(w http.ResponseWriter, call string, b *api.Book, bs []*api.Book, err error) {
+	if err != nil {
+		writeJSON(w, http.StatusServiceUnavailable, Response{Call: call, Error: err.Error()})
+		return
+	}
+	resp := Response{Call: call, Books: bs}
+	if b != nil {
+		resp.Books = []*api.Book{b}
+	}
+	if len(resp.Books) > 0 {
+		resp.Port = api.PortOf(resp.Books[0])
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+

@@ -1,0 +1,211 @@
+// Package provider serves the BookFacade over the dubbo protocol (hessian2)
+// on dubbo-go, registered interface-level as application demo-provider.
+// Every Book it returns is signed "served-by-<port>" with the port of the
+// connection that carried the call, so callers can see where routing sent
+// them.
+//
+// Several providers may run in one process (the embedded demo and the
+// end-to-end tests do): each gets its own dubbo-go Instance, server, port and
+// registry registration. dubbo-go keeps one reflective service entry per
+// (protocol, interface, group, version) per process, so Start serialises
+// exports and re-registers that entry for each new port; the handler is
+// stateless and reads the serving port from the call, so every port answers
+// correctly through whichever entry is current.
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3"
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/protocol"
+	"dubbo.apache.org/dubbo-go/v3/server"
+
+	// dubbo protocol, hessian2, registries, proxy factories, filters.
+	_ "dubbo.apache.org/dubbo-go/v3/imports"
+
+	_ "github.com/dubboroute/dubboroute/directory/memory"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
+)
+
+// Options configure one provider.
+type Options struct {
+	// Port to listen on (dubbo protocol). Required.
+	Port int
+	// Registry is "memory://" or "zookeeper://host:port"; empty means no
+	// registry (direct-URL consumers only).
+	Registry string
+	// App is the application name; default api.ProviderApp.
+	App string
+	// Tag is the static dubbo.tag of the provider (empty: untagged).
+	Tag string
+	// Params are extra URL parameters, e.g. status=gray.
+	Params map[string]string
+	// Ready bounds how long Start waits for the port to accept connections;
+	// default 10s.
+	Ready time.Duration
+}
+
+// Provider is a running provider.
+type Provider struct {
+	opts Options
+	errc chan error
+}
+
+// Port is the port the provider serves on.
+func (p *Provider) Port() int { return p.opts.Port }
+
+// Err returns the error that stopped Serve, if it has stopped (nil while
+// serving).
+func (p *Provider) Err() error {
+	select {
+	case err := <-p.errc:
+		p.errc <- err
+		return err
+	default:
+		return nil
+	}
+}
+
+// BookFacade is the provider's handler. Method names are exported Go names;
+// dubbo-go registers both QueryAll and queryAll, so Java and Go callers using
+// the Java names reach them.
+type BookFacade struct{}
+
+// QueryAll returns two books signed with the serving port.
+func (BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
+	by := api.ServedBy(servingPort(ctx))
+	return []*api.Book{{Name: "Dubbo in Action", Author: by}, {Name: "Go in Action", Author: by}}, nil
+}
+
+// QueryByName returns the named book signed with the serving port.
+func (BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
+	return &api.Book{Name: name, Author: api.ServedBy(servingPort(ctx))}, nil
+}
+
+// servingPort is the local port of the connection the call came in on
+// (dubbo-go's getty server puts it into the attachments as local-addr).
+func servingPort(ctx context.Context) int {
+	m, ok := ctx.Value(constant.AttachmentKey).(map[string]any)
+	if !ok {
+		return 0
+	}
+	var s string
+	switch a := m[constant.LocalAddr].(type) {
+	case net.Addr:
+		s = a.String()
+	case string:
+		s = a
+	default:
+		return 0
+	}
+	_, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.Atoi(port)
+	return p
+}
+
+var startMu sync.Mutex
+
+// Start exports a provider and returns once its port accepts connections
+// (and, with a registry, once it is registered).
+func Start(opts Options) (*Provider, error) {
+	if opts.Port <= 0 || opts.Port > 65535 {
+		return nil, fmt.Errorf("bookfacade provider: bad port %d", opts.Port)
+	}
+	if opts.App == "" {
+		opts.App = api.ProviderApp
+	}
+	if opts.Ready <= 0 {
+		opts.Ready = 10 * time.Second
+	}
+	insOpts := []dubbo.InstanceOption{
+		dubbo.WithName(opts.App),
+		dubbo.WithProtocol(protocol.WithDubbo(), protocol.WithPort(opts.Port)),
+	}
+	if opts.Registry != "" {
+		ro, err := regconf.Registry(opts.Registry)
+		if err != nil {
+			return nil, fmt.Errorf("bookfacade provider on port %d: %w", opts.Port, err)
+		}
+		insOpts = append(insOpts, dubbo.WithRegistry(ro...))
+	}
+	svcOpts := []server.ServiceOption{
+		server.WithInterface(api.Interface),
+		server.WithSerialization(constant.Hessian2Serialization),
+	}
+	if opts.Tag != "" {
+		svcOpts = append(svcOpts, server.WithTag(opts.Tag))
+	}
+	for k, v := range opts.Params {
+		svcOpts = append(svcOpts, server.WithParam(k, v))
+	}
+
+	startMu.Lock()
+	defer startMu.Unlock()
+	ins, err := dubbo.NewInstance(insOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade provider on port %d: new instance: %w", opts.Port, err)
+	}
+	srv, err := ins.NewServer()
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade provider on port %d: new server: %w", opts.Port, err)
+	}
+	// One reflective entry per service per process: hand them to this server.
+	for _, iface := range []string{api.Interface, constant.HealthCheckServiceInterface, constant.ReflectionServiceInterface} {
+		_ = common.ServiceMap.UnRegister(iface, constant.Dubbo, common.ServiceKey(iface, "", ""))
+	}
+	if err := srv.RegisterService(&BookFacade{}, svcOpts...); err != nil {
+		return nil, fmt.Errorf("bookfacade provider on port %d: register service: %w", opts.Port, err)
+	}
+	p := &Provider{opts: opts, errc: make(chan error, 1)}
+	go func() { p.errc <- srv.Serve() }()
+	if err := p.waitReady(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Provider) waitReady() error {
+	deadline := time.Now().Add(p.opts.Ready)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.opts.Port))
+	for {
+		if err := p.Err(); err != nil {
+			return fmt.Errorf("bookfacade provider on port %d: serve: %w", p.opts.Port, err)
+		}
+		if c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond); err == nil {
+			_ = c.Close()
+			if p.registered() {
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bookfacade provider on port %d: not ready after %s", p.opts.Port, p.opts.Ready)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// registered reports whether the provider is visible in the in-process
+// registry (always true for other registries: their export returns only
+// after registering).
+func (p *Provider) registered() bool {
+	if p.opts.Registry == "" {
+		return true
+	}
+	scheme, _, err := regconf.Split(p.opts.Registry)
+	if err != nil || scheme != "memory" {
+		return true
+	}
+	return memoryHas(p.opts.Port)
+}
+

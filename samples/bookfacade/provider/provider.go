@@ -208,4 +208,3 @@ func (p *Provider) registered() bool {
 	}
 	return memoryHas(p.opts.Port)
 }
-

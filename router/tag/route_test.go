@@ -179,6 +179,7 @@ func TestMultiLevelTags(t *testing.T) {
 		{name: "falls back one level", rule: rule, att: tag("a|b|c"), want: "p3", branch: router.BranchDynamicHit},
 		{name: "falls back to the first level", rule: rule, att: tag("a|c|d"), want: "p2", branch: router.BranchDynamicHit},
 		{name: "trailing empty levels are dropped like Java split", rule: rule, att: tag("a|b||"), want: "p3", branch: router.BranchDynamicHit},
+		{name: "trailing bars never look up a name ending in a bar", rule: "tags: [{name: 'a|', addresses: [10.0.0.2]}, {name: a, addresses: [10.0.0.3]}]", att: tag("a||"), want: "p3", branch: router.BranchDynamicHit},
 		{name: "empty middle level", rule: rule, att: tag("a||b"), want: "p2", branch: router.BranchDynamicHit},
 		{name: "no level present: static tag compares full tag", rule: rule, att: tag("q|r"), want: "p4", branch: router.BranchFallbackUntagged},
 		{name: "static tag with bars compared in full", rule: "tags: [{name: zz, addresses: [10.9.9.9]}]", att: tag("a|b|x"), want: "p1", branch: router.BranchStaticInDynamic},

@@ -512,7 +512,7 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
 		}
 		return false
 	}
-	r := int(p.opts.Rand(buckets))
+	r := int(draw(p.opts.Rand, buckets))
 	gray := r < threshold
 	if d != nil {
 		d.Draw = r
@@ -656,9 +656,9 @@ func (p *Plan) pickIn(pl *pool, method string) int {
 func (t *table) pickRandom(rnd router.Rand) int {
 	n := len(t.weights)
 	if t.same || t.total <= 0 {
-		return int(rnd(uint64(n)))
+		return int(draw(rnd, uint64(n)))
 	}
-	return t.search(int64(rnd(uint64(t.total))))
+	return t.search(int64(draw(rnd, uint64(t.total))))
 }
 
 // search is the first k with r < prefix[k] (binary search; zero-weight
@@ -689,13 +689,29 @@ func (p *Plan) activeOf(w *weighting, k int, method string) int64 {
 // fewest active calls; one wins outright, several are drawn by weight
 // (uniformly when their weights are equal or all zero).
 func (p *Plan) pickLeastActive(w *weighting, t *table, method string) int {
+	// Snapshot the counts (they move concurrently, and the pick must see
+	// the same numbers as the scan): on the stack for usual pool sizes, a
+	// pooled buffer beyond.
+	n := len(w.members)
+	if n <= 256 {
+		var stack [256]int64
+		return p.leastActiveIn(stack[:n], w, t, method)
+	}
 	bp := activeBufs.Get().(*[]int64)
-	act := (*bp)[:0]
+	if cap(*bp) < n {
+		*bp = make([]int64, n)
+	}
+	k := p.leastActiveIn((*bp)[:n], w, t, method)
+	activeBufs.Put(bp)
+	return k
+}
+
+func (p *Plan) leastActiveIn(act []int64, w *weighting, t *table, method string) int {
 	least, count, total := int64(math.MaxInt64), 0, int64(0)
 	first, same := int64(0), true
-	for k := range w.members {
+	for k := range act {
 		a := p.activeOf(w, k, method)
-		act = append(act, a)
+		act[k] = a
 		wt := t.weights[k]
 		switch {
 		case a < least:
@@ -708,46 +724,37 @@ func (p *Plan) pickLeastActive(w *weighting, t *table, method string) int {
 			}
 		}
 	}
-	pick := -1
 	switch {
 	case count == 1:
 		for k, a := range act {
 			if a == least {
-				pick = k
-				break
+				return k
 			}
 		}
 	case !same && total > 0:
-		off := int64(p.opts.Rand(uint64(total)))
+		off := int64(draw(p.opts.Rand, uint64(total)))
 		for k, a := range act {
 			if a != least {
 				continue
 			}
 			off -= t.weights[k]
 			if off < 0 {
-				pick = k
-				break
+				return k
 			}
 		}
 	default:
-		nth := int(p.opts.Rand(uint64(count)))
+		nth := int(draw(p.opts.Rand, uint64(count)))
 		for k, a := range act {
 			if a != least {
 				continue
 			}
 			if nth == 0 {
-				pick = k
-				break
+				return k
 			}
 			nth--
 		}
 	}
-	*bp = act
-	activeBufs.Put(bp)
-	if pick < 0 {
-		pick = 0 // unreachable: count >= 1 members hold the least value
-	}
-	return pick
+	return 0 // unreachable: count >= 1 members hold the least value
 }
 
 // pickP2C draws two distinct members uniformly and keeps the one with the
@@ -755,8 +762,8 @@ func (p *Plan) pickLeastActive(w *weighting, t *table, method string) int {
 // a zero-weight member loses to a positive one; ties keep the first draw.
 func (p *Plan) pickP2C(w *weighting, t *table, method string) int {
 	n := uint64(len(w.members))
-	i := int(p.opts.Rand(n))
-	j := int(p.opts.Rand(n - 1))
+	i := int(draw(p.opts.Rand, n))
+	j := int(draw(p.opts.Rand, n - 1))
 	if j >= i {
 		j++
 	}
@@ -773,4 +780,16 @@ func (p *Plan) pickP2C(w *weighting, t *table, method string) int {
 		return j
 	}
 	return i
+}
+
+// draw is rnd(n) clamped into [0, n), so a misbehaving injected Rand cannot
+// index out of range.
+func draw(rnd router.Rand, n uint64) uint64 {
+	if n == 0 {
+		return 0
+	}
+	if v := rnd(n); v < n {
+		return v
+	}
+	return n - 1
 }

@@ -93,7 +93,6 @@ public final class BookConsumer {
                 line.addProperty(
                         "served_by",
                         author != null && author.startsWith("served-by-") ? author.substring(10) : author);
-                line.addProperty("remote", RpcContext.getServiceContext().getRemoteAddressString());
             } catch (Throwable t) {
                 line.addProperty("ok", false);
                 String msg = t.getClass().getSimpleName() + ": " + t.getMessage();

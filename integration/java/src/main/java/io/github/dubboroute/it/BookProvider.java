@@ -18,7 +18,7 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
  *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
- *   [--host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
+ *   [--host a.b.c.d (not 127.x)] [--version 1.0.0] [--group g] [--log warning]
  * </pre>
  * Prints "READY &lt;port&gt;" on stdout once the service is exported and registered; runs until killed.
  */
@@ -49,7 +49,9 @@ public final class BookProvider {
         String zk = Args.zkAddress(args.require("zk"));
         int port = args.getInt("port", 20880);
         String app = args.get("app", "demo-provider");
-        String host = args.get("host", "127.0.0.1");
+        // Java Dubbo never registers a 127.x address (NetUtils.isInvalidLocalHost; DUBBO_IP_TO_REGISTRY=127.0.0.1
+        // is rejected too): without --host it binds 0.0.0.0 and registers the first non-loopback address.
+        String host = args.get("host", null);
         Map<String, String> params = args.pairs("param");
 
         ApplicationConfig application = new ApplicationConfig(app);
@@ -61,7 +63,9 @@ public final class BookProvider {
         registry.setUseAsMetadataCenter(false);
 
         ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
-        protocol.setHost(host);
+        if (host != null) {
+            protocol.setHost(host);
+        }
         protocol.setSerialization("hessian2");
         protocol.setPreferSerialization("hessian2");
 

@@ -13,7 +13,19 @@ final class Logs {
     private Logs() {}
 
     static void init(String level) {
-        System.setProperty("dubbo.application.logger", "jdk");
+        // Not the "dubbo.application.logger" property: that would also be registered as a provider URL
+        // parameter (logger=jdk), visible to routing rules.
+        System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT %4$s %3$s: %5$s%6$s%n");
+        // Dubbo's JdkLoggerAdapter prints "No such logging.properties ..." on first use (stdout in some paths):
+        // trigger it now with stdout pointed at stderr, then configure java.util.logging ourselves.
+        java.io.PrintStream stdout = System.out;
+        System.setOut(System.err);
+        try {
+            org.apache.dubbo.common.logger.LoggerFactory.setLoggerAdapter(
+                    new org.apache.dubbo.common.logger.jdk.JdkLoggerAdapter());
+        } finally {
+            System.setOut(stdout);
+        }
         LogManager.getLogManager().reset();
         Logger root = Logger.getLogger("");
         Level l = Level.parse(level.toUpperCase());
@@ -27,6 +39,5 @@ final class Logs {
         };
         h.setLevel(l);
         root.addHandler(h);
-        System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tT %4$s %3$s: %5$s%6$s%n");
     }
 }

@@ -763,7 +763,7 @@ func (p *Plan) leastActiveIn(act []int64, w *weighting, t *table, method string)
 func (p *Plan) pickP2C(w *weighting, t *table, method string) int {
 	n := uint64(len(w.members))
 	i := int(draw(p.opts.Rand, n))
-	j := int(draw(p.opts.Rand, n - 1))
+	j := int(draw(p.opts.Rand, n-1))
 	if j >= i {
 		j++
 	}

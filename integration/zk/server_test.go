@@ -144,3 +144,28 @@ func TestProxyCutAndRestore(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func TestSessionAliveFollowsTheSession(t *testing.T) {
+	srv := zk.Start(t)
+	conn := connect(t, srv.Addr(), 2*time.Second)
+	id := conn.SessionID()
+	alive, err := srv.SessionAlive(id)
+	if err != nil || !alive {
+		t.Fatalf("SessionAlive(0x%x) of a connected client = %v, %v; want true", id, alive, err)
+	}
+	conn.Close() // closing ends the session on the server
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		alive, err := srv.SessionAlive(id)
+		if err != nil {
+			t.Fatalf("SessionAlive: %v", err)
+		}
+		if !alive {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session 0x%x still tracked 30s after the client closed it", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

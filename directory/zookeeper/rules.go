@@ -1,0 +1,326 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// MaxRuleBytes is the largest rule PutRule writes. ZooKeeper's default
+// jute.maxbuffer (1 MiB - 1) bounds a whole request packet, and a server
+// answers a bigger one by dropping the connection; the margin leaves room
+// for the path and the request header.
+const MaxRuleBytes = 0xfffff - 4096
+
+// EventType says what happened to a rule.
+type EventType int
+
+// Rule event types.
+const (
+	// RuleAdded: the rule now has content and had none before (the node was
+	// created, or was empty).
+	RuleAdded EventType = iota + 1
+	// RuleUpdated: the rule's content was rewritten.
+	RuleUpdated
+	// RuleDeleted: the node was deleted, or its content set to empty.
+	RuleDeleted
+)
+
+func (t EventType) String() string {
+	switch t {
+	case RuleAdded:
+		return "add"
+	case RuleUpdated:
+		return "update"
+	case RuleDeleted:
+		return "delete"
+	}
+	return fmt.Sprintf("EventType(%d)", int(t))
+}
+
+// RuleEvent is one change of a rule node.
+type RuleEvent struct {
+	Key  string
+	Path string
+	Type EventType
+	// Content is the rule text ("" for RuleDeleted).
+	Content string
+	// Version is the node's data version, -1 when the node does not exist.
+	Version int32
+}
+
+// RulePath is the node of a rule key: <root>/<group>/<key>.
+func (c *Client) RulePath(key string) (string, error) {
+	if err := validateKey(key); err != nil {
+		return "", err
+	}
+	return c.opts.root + "/" + c.opts.group + "/" + key, nil
+}
+
+func validateKey(key string) error {
+	switch {
+	case key == "":
+		return errors.New("rule key is empty")
+	case strings.Contains(key, "/"):
+		return fmt.Errorf("rule key %q contains '/' (Dubbo Admin writes '*' for '/' in keys)", key)
+	case key == "." || key == "..":
+		return fmt.Errorf("rule key %q is not a node name", key)
+	case strings.ContainsRune(key, 0):
+		return fmt.Errorf("rule key %q contains a NUL byte", key)
+	}
+	return nil
+}
+
+// GetRule reads a rule: its content and data version. A missing node gives
+// an error wrapping ErrNotFound.
+func (c *Client) GetRule(ctx context.Context, key string) (content string, version int32, err error) {
+	path, err := c.RulePath(key)
+	if err != nil {
+		return "", 0, fmt.Errorf("zookeeper: get rule: %w", err)
+	}
+	var data []byte
+	var stat *zk.Stat
+	err = c.do(ctx, func() error {
+		var err error
+		data, stat, err = c.conn.Get(path)
+		return err
+	})
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", 0, fmt.Errorf("zookeeper: get rule %s: %w", path, ErrNotFound)
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("zookeeper: get rule %s: %w", path, err)
+	}
+	return string(data), stat.Version, nil
+}
+
+// PutRule writes a rule, creating the node and its missing parents as Dubbo
+// Admin does, and returns the node's new data version. Empty content is
+// written as such; watchers treat it as a delete.
+func (c *Client) PutRule(ctx context.Context, key, content string) (int32, error) {
+	path, err := c.RulePath(key)
+	if err != nil {
+		return 0, fmt.Errorf("zookeeper: put rule: %w", err)
+	}
+	if len(content) > MaxRuleBytes {
+		return 0, fmt.Errorf("zookeeper: put rule %s: %d bytes is more than ZooKeeper accepts (%d)", path, len(content), MaxRuleBytes)
+	}
+	var version int32
+	err = c.do(ctx, func() error {
+		data := []byte(content)
+		for attempt := 0; attempt < 5; attempt++ {
+			stat, err := c.conn.Set(path, data, -1)
+			if err == nil {
+				version = stat.Version
+				return nil
+			}
+			if !errors.Is(err, zk.ErrNoNode) {
+				return err
+			}
+			if err := c.createParents(path); err != nil {
+				return err
+			}
+			_, err = c.conn.Create(path, data, 0, c.acl)
+			if err == nil {
+				version = 0
+				return nil
+			}
+			if !errors.Is(err, zk.ErrNodeExists) {
+				return err
+			}
+			// Someone else created it in between: set it.
+		}
+		return errors.New("node keeps appearing and disappearing")
+	})
+	if err != nil {
+		return 0, fmt.Errorf("zookeeper: put rule %s: %w", path, err)
+	}
+	c.log.Info("zookeeper: rule written", "key", key, "path", path, "version", version)
+	return version, nil
+}
+
+// createParents creates every missing ancestor of path as a persistent node
+// with empty data.
+func (c *Client) createParents(path string) error {
+	parts := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	prefix := ""
+	for _, p := range parts[:len(parts)-1] {
+		prefix += "/" + p
+		_, err := c.conn.Create(prefix, nil, 0, c.acl)
+		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
+			return fmt.Errorf("create parent %s: %w", prefix, err)
+		}
+	}
+	return nil
+}
+
+// DeleteRule deletes a rule node. A missing node gives an error wrapping
+// ErrNotFound.
+func (c *Client) DeleteRule(ctx context.Context, key string) error {
+	path, err := c.RulePath(key)
+	if err != nil {
+		return fmt.Errorf("zookeeper: delete rule: %w", err)
+	}
+	err = c.do(ctx, func() error { return c.conn.Delete(path, -1) })
+	if errors.Is(err, zk.ErrNoNode) {
+		return fmt.Errorf("zookeeper: delete rule %s: %w", path, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("zookeeper: delete rule %s: %w", path, err)
+	}
+	c.log.Info("zookeeper: rule deleted", "key", key, "path", path)
+	return nil
+}
+
+// WatchRule reports the changes of a rule until ctx ends or the client is
+// closed; then the channel is closed. The first event is the rule's state
+// when the watch starts: RuleAdded if it has content, nothing if not.
+// Changes made while the session was lost are reported once it is back.
+func (c *Client) WatchRule(ctx context.Context, key string) (<-chan RuleEvent, error) {
+	path, err := c.RulePath(key)
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper: watch rule: %w", err)
+	}
+	select {
+	case <-c.closed:
+		return nil, fmt.Errorf("zookeeper: watch rule %s: %w", path, ErrClosed)
+	default:
+	}
+	out := make(chan RuleEvent, 16)
+	w := &ruleWatch{c: c, key: key, path: path, out: out}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(out)
+		c.watchLoop(ctx, "rule "+path, func() (<-chan zk.Event, error) { return w.read(ctx) })
+	}()
+	return out, nil
+}
+
+// ruleWatch is the state of one WatchRule.
+type ruleWatch struct {
+	c    *Client
+	key  string
+	path string
+	out  chan<- RuleEvent
+
+	present bool  // the last reported state had content
+	czxid   int64 // creation and modification zxids of the last reported content
+	mzxid   int64
+}
+
+// read reads the node, arms a watch and reports a change if there is one.
+func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
+	data, stat, ch, err := w.c.conn.GetW(w.path)
+	if errors.Is(err, zk.ErrNoNode) {
+		exists, _, ech, err := w.c.conn.ExistsW(w.path)
+		if err != nil {
+			return nil, err
+		}
+		if exists {
+			return fired, nil // created in between: read again
+		}
+		if w.present {
+			w.present = false
+			return ech, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: -1})
+		}
+		return ech, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(data) == 0:
+		if w.present {
+			w.present = false
+			return ch, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: stat.Version})
+		}
+	case !w.present:
+		w.present, w.czxid, w.mzxid = true, stat.Czxid, stat.Mzxid
+		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version})
+	case stat.Czxid != w.czxid || stat.Mzxid != w.mzxid:
+		w.czxid, w.mzxid = stat.Czxid, stat.Mzxid
+		return ch, w.emit(ctx, RuleEvent{Type: RuleUpdated, Content: string(data), Version: stat.Version})
+	}
+	return ch, nil
+}
+
+func (w *ruleWatch) emit(ctx context.Context, ev RuleEvent) error {
+	ev.Key, ev.Path = w.key, w.path
+	w.c.log.Debug("zookeeper: rule changed", "key", w.key, "event", ev.Type.String(), "version", ev.Version)
+	select {
+	case w.out <- ev:
+		return nil
+	case <-ctx.Done():
+		return errStopped
+	case <-w.c.closed:
+		return errStopped
+	}
+}
+
+// errStopped ends a watch loop: its consumer is gone.
+var errStopped = errors.New("watch stopped")
+
+// fired is an already-fired watch: the loop reads again at once.
+var fired = func() <-chan zk.Event {
+	ch := make(chan zk.Event)
+	close(ch)
+	return ch
+}()
+
+// watchLoop runs read (which reads a node, reports changes and arms a
+// watch) again after every watch notification and every new session, and
+// retries with backoff after errors, until ctx ends or the client closes.
+func (c *Client) watchLoop(ctx context.Context, what string, read func() (<-chan zk.Event, error)) {
+	const minBackoff, maxBackoff = 100 * time.Millisecond, 5 * time.Second
+	backoff := minBackoff
+	for {
+		if err := c.waitReady(ctx); err != nil {
+			return
+		}
+		c.mu.Lock()
+		resync := c.resync
+		c.mu.Unlock()
+
+		wch, err := read()
+		if errors.Is(err, errStopped) {
+			return
+		}
+		if err != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-c.closed:
+				return
+			default:
+			}
+			if transient(err) {
+				c.log.Debug("zookeeper: watch interrupted, retrying", "watch", what, "err", err)
+			} else {
+				c.log.Warn("zookeeper: watch failed, retrying", "watch", what, "err", err, "retry_in", backoff)
+			}
+			select {
+			case <-time.After(backoff):
+			case <-ctx.Done():
+				return
+			case <-c.closed:
+				return
+			}
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		backoff = minBackoff
+		select {
+		case <-wch: // changed, or the watch is gone with its session
+		case <-resync:
+		case <-ctx.Done():
+			return
+		case <-c.closed:
+			return
+		}
+	}
+}

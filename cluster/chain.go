@@ -1,0 +1,145 @@
+package cluster
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/condition"
+)
+
+// Options configure a Chain.
+type Options struct {
+	// Rand draws v3.1 condition destinations; nil means router.DefaultRand.
+	Rand router.Rand
+	// Observer receives metrics events; may be nil.
+	Observer Observer
+	// Adapt, if set, maps each provider invoker to the invoker the chain
+	// hands out (the dubbo-go glue uses it to apply the consumer's load
+	// balancer name). It is called off the hot path, once per invoker and
+	// rebuild, and must return the same value for the same invoker.
+	Adapt func(base.Invoker) base.Invoker
+	// Name identifies the chain in NoProviderError (usually the interface).
+	Name string
+}
+
+// Chain is the router chain of one consumer reference. Writers (SetInvokers,
+// SetRule, SetConsumer, Update) serialise and publish a new Snapshot; Route
+// and List are lock-free.
+type Chain struct {
+	cur  atomic.Pointer[Snapshot]
+	opts Options
+
+	mu       sync.Mutex // serialises rebuilds
+	gen      uint64
+	consumer *router.URL
+	invokers []base.Invoker // as given (before Adapt)
+	urls     map[base.Invoker]*router.URL
+	rules    [numSlots]RuleRef
+}
+
+// New makes a chain for consumer with no provider and no rule.
+func New(consumer *router.URL, opts Options) *Chain {
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*router.URL{}}
+	c.rebuild()
+	return c
+}
+
+// Snapshot returns the snapshot in force.
+func (c *Chain) Snapshot() *Snapshot { return c.cur.Load() }
+
+// Consumer returns the consumer URL in force.
+func (c *Chain) Consumer() *router.URL { return c.cur.Load().Consumer }
+
+// SetInvokers replaces the provider list and publishes a new snapshot.
+func (c *Chain) SetInvokers(invokers []base.Invoker) {
+	c.Update(func(in *Input) { in.Invokers = invokers })
+}
+
+// SetRule replaces the rule of one slot and publishes a new snapshot.
+func (c *Chain) SetRule(slot Slot, ref RuleRef) {
+	if slot < 0 || slot >= numSlots {
+		return
+	}
+	c.Update(func(in *Input) { in.Rules[slot] = ref })
+}
+
+// SetConsumer replaces the consumer URL and publishes a new snapshot.
+func (c *Chain) SetConsumer(u *router.URL) {
+	c.Update(func(in *Input) { in.Consumer = u })
+}
+
+// Input is what a snapshot is built from.
+type Input struct {
+	Consumer *router.URL
+	Invokers []base.Invoker
+	Rules    [numSlots]RuleRef
+}
+
+// Update changes the input under the chain's writer lock and publishes one
+// new snapshot for all the changes f makes.
+func (c *Chain) Update(f func(*Input)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	in := Input{Consumer: c.consumer, Invokers: c.invokers, Rules: c.rules}
+	f(&in)
+	c.consumer, c.invokers, c.rules = in.Consumer, in.Invokers, in.Rules
+	c.rebuild()
+}
+
+// rebuild compiles and publishes a snapshot; c.mu is held (or c is new).
+func (c *Chain) rebuild() {
+	start := time.Now()
+	invs := make([]base.Invoker, 0, len(c.invokers))
+	urls := make([]*router.URL, 0, len(c.invokers))
+	seen := make(map[base.Invoker]*router.URL, len(c.invokers))
+	for _, ivk := range c.invokers {
+		if ivk == nil {
+			continue
+		}
+		u, ok := c.urls[ivk]
+		if !ok {
+			u = FromDubbo(ivk.GetURL())
+		}
+		seen[ivk] = u
+		out := ivk
+		if c.opts.Adapt != nil {
+			out = c.opts.Adapt(ivk)
+		}
+		invs = append(invs, out)
+		urls = append(urls, u)
+	}
+	c.urls = seen
+	c.gen++
+	s := build(c.gen, invs, urls, c.consumer, c.rules, condition.CompileOptions{Rand: c.opts.Rand})
+	c.cur.Store(s)
+	if c.opts.Observer != nil {
+		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
+	}
+}
+
+// Route routes one call against the snapshot in force and returns the
+// routed invokers (possibly empty; do not modify). trace may be nil.
+func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
+	return c.cur.Load().Route(inv, trace, c.opts.Observer)
+}
+
+// List is Route for dubbo-go's directories: when no provider is left it
+// returns a single invoker whose Invoke fails with a NoProviderError that
+// carries the trace of this call (routed again, on the same snapshot, with
+// recording on), so dubbo-go's cluster invokers hand that error to the
+// application instead of a bare "no provider available".
+func (c *Chain) List(inv base.Invocation) []base.Invoker {
+	s := c.cur.Load()
+	out := s.Route(inv, nil, c.opts.Observer)
+	if len(out) > 0 {
+		return out
+	}
+	trace := &router.Trace{}
+	call := CallOf(inv)
+	s.RouteSet(&call, trace, nil)
+	return []base.Invoker{newNoProviderInvoker(c.opts.Name, s, call.Method, trace)}
+}

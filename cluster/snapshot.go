@@ -1,0 +1,220 @@
+package cluster
+
+import (
+	"strings"
+
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/tag"
+)
+
+// MockAttachment is the invocation attachment Java's MockInvokersSelector
+// reads: "true" selects only mock:// invokers, absent excludes them.
+const MockAttachment = "invocation.need.mock"
+
+// Snapshot is one immutable routing state: invokers, their URLs, the
+// universe over them and every router compiled against them. It is safe for
+// concurrent use.
+type Snapshot struct {
+	// Generation increases with every published snapshot of a chain.
+	Generation uint64
+	// Invokers are the providers; Invokers[i] is member i of Universe.
+	Invokers []base.Invoker
+	// URLs are the parsed provider URLs (URLs[i] belongs to Invokers[i]).
+	URLs []*router.URL
+	// Universe is the index space of this snapshot.
+	Universe *router.Universe
+	// Consumer is the consumer URL the rules were compiled against.
+	Consumer *router.URL
+	// Rules are the rules compiled into this snapshot.
+	Rules [numSlots]RuleRef
+
+	mockOnly, noMock *router.Set
+
+	tag         *tag.Compiled
+	service     *condition.Compiled
+	providerApp *condition.Compiled
+	consumerApp *condition.Compiled
+}
+
+func build(gen uint64, invokers []base.Invoker, urls []*router.URL, consumer *router.URL, rules [numSlots]RuleRef, opt condition.CompileOptions) *Snapshot {
+	u := router.NewUniverse(len(invokers))
+	s := &Snapshot{
+		Generation: gen,
+		Invokers:   invokers,
+		URLs:       urls,
+		Universe:   u,
+		Consumer:   consumer,
+		Rules:      rules,
+	}
+	s.mockOnly = u.Build(func(i int) bool { return urls[i] != nil && urls[i].Protocol == "mock" })
+	s.noMock = u.AndNot(u.All(), s.mockOnly)
+	s.tag = tag.Compile(rules[SlotTag].Tag, u, consumer, urls)
+	compile := func(r *condition.Rule) *condition.Compiled {
+		if r == nil {
+			return nil
+		}
+		return r.Compile(u, consumer, urls, opt)
+	}
+	s.service = compile(rules[SlotService].Condition)
+	s.providerApp = compile(rules[SlotProviderApp].Condition)
+	s.consumerApp = compile(rules[SlotConsumerApp].Condition)
+	// The full set materialises to the snapshot's own slice.
+	u.All().StorePayload(invokers)
+	u.None().StorePayload([]base.Invoker{})
+	return s
+}
+
+// Outcome is what one router did with a call, as counted by an Observer
+// (known without recording a trace, so counting costs nothing).
+type Outcome uint8
+
+// Outcomes.
+const (
+	OutcomeKept     Outcome = iota // output = input
+	OutcomeFiltered                // output a non-empty strict subset
+	OutcomeEmpty                   // no provider left (the chain stops)
+)
+
+// String names the outcome (a metrics label).
+func (o Outcome) String() string {
+	switch o {
+	case OutcomeKept:
+		return "kept"
+	case OutcomeFiltered:
+		return "filtered"
+	default:
+		return "empty"
+	}
+}
+
+// Observer receives per-call and per-rebuild events (metrics). Methods are
+// called on the hot path and must not block or allocate.
+type Observer interface {
+	// Routed reports router RouterNames[router]'s outcome for one call.
+	Routed(router int, outcome Outcome)
+	// Rebuilt reports a published snapshot.
+	Rebuilt(providers int, seconds float64)
+}
+
+func outcome(in, out *router.Set) Outcome {
+	switch {
+	case out.Empty():
+		return OutcomeEmpty
+	case out == in:
+		return OutcomeKept
+	default:
+		return OutcomeFiltered
+	}
+}
+
+// CallOf is the router view of a dubbo-go invocation: the method name as Java
+// sees it (generic $invoke resolved to the real method), the arguments, and
+// the invocation itself as the attachment source. It does not allocate.
+func CallOf(inv base.Invocation) router.Call {
+	if inv == nil {
+		return router.Call{}
+	}
+	args := inv.Arguments()
+	m := inv.MethodName()
+	if m == "$invoke" || m == "$invokeAsync" {
+		if real := router.RealMethodName(m, args); real != m {
+			m = real
+			// Java routes generic calls on their real arguments.
+			if len(args) >= 3 {
+				if a, ok := args[2].([]any); ok {
+					args = a
+				}
+			}
+		}
+	}
+	return router.Call{Method: m, Args: args, Attachments: inv}
+}
+
+// RouteSet runs the chain over the snapshot for one call and returns the
+// routed set. trace may be nil (no recording, no allocation).
+func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer) *router.Set {
+	in := s.Universe.All()
+	// mock (-100)
+	out := in
+	var mockBranch router.Branch
+	if v, ok := call.Attachment(MockAttachment); !ok {
+		out = s.noMock
+		mockBranch = router.BranchNoMock
+	} else if strings.EqualFold(v, "true") {
+		out = s.mockOnly
+		mockBranch = router.BranchMockOnly
+	} else {
+		mockBranch = router.BranchNotApplicable
+	}
+	if trace != nil {
+		trace.Add(router.Step{Router: RouterMock, In: in.Len(), Out: out.Len(), Branch: mockBranch})
+	}
+	if obs != nil {
+		obs.Routed(0, outcome(in, out))
+	}
+	if out.Empty() {
+		return out
+	}
+	for slot := Slot(0); slot < numSlots; slot++ {
+		in = out
+		var step *router.Step
+		if trace != nil {
+			ref := &s.Rules[slot]
+			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
+		}
+		switch slot {
+		case SlotTag:
+			out = s.tag.Route(in, call, step)
+		case SlotService:
+			out = routeCond(s.service, in, call, step)
+		case SlotProviderApp:
+			out = routeCond(s.providerApp, in, call, step)
+		case SlotConsumerApp:
+			out = routeCond(s.consumerApp, in, call, step)
+		}
+		if step != nil {
+			step.Out = out.Len()
+		}
+		if obs != nil {
+			obs.Routed(int(slot)+1, outcome(in, out))
+		}
+		if out.Empty() { // Java's fail-fast (dubbo.router.should-fail-fast=true)
+			return out
+		}
+	}
+	return out
+}
+
+func routeCond(c *condition.Compiled, in *router.Set, call *router.Call, step *router.Step) *router.Set {
+	if c == nil {
+		if step != nil {
+			step.Branch = router.BranchNoRule
+		}
+		return in
+	}
+	return c.Route(in, call, step)
+}
+
+// Materialize returns the invokers of a set of this snapshot in registry
+// order. The slice is built once per set and cached on it; callers must not
+// modify it.
+func (s *Snapshot) Materialize(set *router.Set) []base.Invoker {
+	if p, ok := set.Payload().([]base.Invoker); ok {
+		return p
+	}
+	out := make([]base.Invoker, 0, set.Len())
+	set.ForEach(func(i int) { out = append(out, s.Invokers[i]) })
+	if set.Interned() {
+		set.StorePayload(out)
+	}
+	return out
+}
+
+// Route routes one call and returns the routed invokers (possibly empty).
+func (s *Snapshot) Route(inv base.Invocation, trace *router.Trace, obs Observer) []base.Invoker {
+	call := CallOf(inv)
+	return s.Materialize(s.RouteSet(&call, trace, obs))
+}

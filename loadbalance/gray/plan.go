@@ -317,7 +317,11 @@ func (p *Plan) Pick(call *router.Call, d *Decision) (int, error) {
 // callState caches the attachments a call's rules read, so each is read
 // once per call.
 type callState struct {
-	call    *router.Call
+	// The call's fields are copied, not the *router.Call, so the caller's
+	// Call can live on its stack (escape analysis is field-insensitive).
+	method  string
+	args    []any
+	att     router.Attachments
 	vals    [maxSlots]string
 	state   [maxSlots]uint8 // 0 unread, 1 present, 2 absent
 	now     time.Time
@@ -325,8 +329,11 @@ type callState struct {
 }
 
 func (cs *callState) attachment(key string, slot int) (string, bool) {
+	if cs.att == nil {
+		return "", false
+	}
 	if slot < 0 {
-		return cs.call.Attachment(key)
+		return cs.att.GetAttachment(key)
 	}
 	switch cs.state[slot] {
 	case 1:
@@ -334,7 +341,7 @@ func (cs *callState) attachment(key string, slot int) (string, bool) {
 	case 2:
 		return "", false
 	}
-	v, ok := cs.call.Attachment(key)
+	v, ok := cs.att.GetAttachment(key)
 	cs.vals[slot], cs.state[slot] = v, 2
 	if ok {
 		cs.state[slot] = 1
@@ -354,25 +361,22 @@ func (cs *callState) value(ref valueRef, slot int) (string, bool) {
 	case srcAttachment:
 		return cs.attachment(ref.key, slot)
 	case srcArgument:
-		if cs.call == nil || ref.arg >= len(cs.call.Args) {
+		if ref.arg >= len(cs.args) {
 			return "", false
 		}
-		return argString(cs.call.Args[ref.arg])
+		return argString(cs.args[ref.arg])
 	case srcMethod:
-		if cs.call == nil {
-			return "", false
-		}
-		return cs.call.Method, cs.call.Method != ""
+		return cs.method, cs.method != ""
 	}
 	return "", false
 }
 
 // Classify decides whether the call is a gray request. d may be nil.
 func (p *Plan) Classify(call *router.Call, d *Decision) bool {
-	if call == nil {
-		call = &router.Call{}
+	var cs callState
+	if call != nil {
+		cs.method, cs.args, cs.att = call.Method, call.Args, call.Attachments
 	}
-	cs := callState{call: call}
 	if d != nil {
 		*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1}
 	}

@@ -49,7 +49,6 @@ import org.apache.dubbo.rpc.cluster.router.condition.config.model.MultiDestCondi
 import org.apache.dubbo.rpc.cluster.router.mock.MockInvokersSelector;
 import org.apache.dubbo.rpc.cluster.router.state.AbstractStateRouter;
 import org.apache.dubbo.rpc.cluster.router.state.BitList;
-import org.apache.dubbo.rpc.cluster.router.state.CacheableStateRouterFactory;
 import org.apache.dubbo.rpc.cluster.router.state.StateRouter;
 import org.apache.dubbo.rpc.cluster.router.state.StateRouterFactory;
 import org.apache.dubbo.rpc.cluster.router.state.TailStateRouter;
@@ -389,33 +388,42 @@ public final class Oracle {
         }
     }
 
+    /**
+     * Dubbo's activated state routers for this consumer URL, freshly constructed. The factories cache their
+     * routers (CacheableStateRouterFactory per service key, AppStateRouterFactory one per module), which would
+     * carry rules over from one case to the next, so each factory's own createRouter method is called instead.
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
     private List<StateRouter<Object>> buildStateRouters(URL consumer) throws Exception {
         List<StateRouterFactory> factories =
                 module.getExtensionLoader(StateRouterFactory.class).getActivateExtension(consumer, "router");
         List<StateRouter<Object>> routers = new ArrayList<>();
         for (StateRouterFactory f : factories) {
-            if (f instanceof CacheableStateRouterFactory) {
-                // getRouter() would cache one router per service key across cases; build a fresh one.
-                Method m = findMethod(f.getClass(), "createRouter");
-                m.setAccessible(true);
-                routers.add((StateRouter<Object>) m.invoke(f, Object.class, consumer));
-            } else {
+            Method m = findCreateRouter(f.getClass());
+            if (m == null) {
                 routers.add((StateRouter) f.getRouter(Object.class, consumer));
+            } else {
+                m.setAccessible(true);
+                Object r = m.getParameterCount() == 2 ? m.invoke(f, Object.class, consumer) : m.invoke(f, consumer);
+                routers.add((StateRouter<Object>) r);
             }
         }
         return routers;
     }
 
-    private static Method findMethod(Class<?> c, String name) throws NoSuchMethodException {
-        for (Class<?> k = c; k != null; k = k.getSuperclass()) {
+    private static Method findCreateRouter(Class<?> c) {
+        for (Class<?> k = c; k != null && k != Object.class; k = k.getSuperclass()) {
             for (Method m : k.getDeclaredMethods()) {
-                if (m.getName().equals(name) && m.getParameterCount() == 2) {
+                if (!m.getName().equals("createRouter") || java.lang.reflect.Modifier.isAbstract(m.getModifiers())) {
+                    continue;
+                }
+                Class<?>[] p = m.getParameterTypes();
+                if ((p.length == 2 && p[0] == Class.class && p[1] == URL.class) || (p.length == 1 && p[0] == URL.class)) {
                     return m;
                 }
             }
         }
-        throw new NoSuchMethodException(c.getName() + "." + name);
+        return null;
     }
 
     /** FailbackRegistry.removeParamsFromConsumer: the consumer URL wrapped into each provider URL. */

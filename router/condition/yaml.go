@@ -500,12 +500,19 @@ func yamlFloat(v string) string {
 // javaToString is String.valueOf(Object) of the value SnakeYAML builds: a
 // LinkedHashMap prints as {k=v, ...}, an ArrayList as [a, b].
 func javaToString(n *yaml.Node) (string, error) {
-	return javaToStringDepth(n, 0)
+	budget := maxRenderNodes
+	return javaToStringDepth(n, 0, &budget)
 }
 
-func javaToStringDepth(n *yaml.Node, depth int) (string, error) {
-	if depth > 50 {
-		return "", fmt.Errorf("value nested too deeply")
+// maxRenderNodes bounds the work of rendering one value: aliases can make a
+// small document expand exponentially (SnakeYAML refuses documents with
+// more than 50 collection aliases for the same reason).
+const maxRenderNodes = 10000
+
+func javaToStringDepth(n *yaml.Node, depth int, budget *int) (string, error) {
+	*budget--
+	if depth > 50 || *budget < 0 {
+		return "", fmt.Errorf("value nested too deeply or too large (alias expansion)")
 	}
 	n = deref(n)
 	switch resolve(n) {
@@ -531,11 +538,11 @@ func javaToStringDepth(n *yaml.Node, depth int) (string, error) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			k, err := javaToStringDepth(n.Content[i], depth+1)
+			k, err := javaToStringDepth(n.Content[i], depth+1, budget)
 			if err != nil {
 				return "", err
 			}
-			v, err := javaToStringDepth(n.Content[i+1], depth+1)
+			v, err := javaToStringDepth(n.Content[i+1], depth+1, budget)
 			if err != nil {
 				return "", err
 			}
@@ -548,7 +555,7 @@ func javaToStringDepth(n *yaml.Node, depth int) (string, error) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			v, err := javaToStringDepth(c, depth+1)
+			v, err := javaToStringDepth(c, depth+1, budget)
 			if err != nil {
 				return "", err
 			}

@@ -146,11 +146,11 @@ func TestUnknownFieldsAreAcceptedAndListed(t *testing.T) {
 // §3.3: the registry router URL forms.
 func TestParseRouterURL(t *testing.T) {
 	cases := []struct {
-		name, url    string
-		force, on    bool
-		prio         int
-		want         string
-		err          bool
+		name, url string
+		force, on bool
+		prio      int
+		want      string
+		err       bool
 	}{
 		{"classic condition url", "condition://0.0.0.0/com.foo.BarService?category=routers&dynamic=false&enabled=true&force=false&runtime=false&priority=1&rule=" +
 			"host%20%3D%20127.0.0.1%20%3D%3E%20region%20%3D%20beijing", false, true, 1, "p2", false},
@@ -186,5 +186,14 @@ func TestParseRouterURL(t *testing.T) {
 				t.Fatalf("got %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAliasExpansionIsBounded(t *testing.T) {
+	yml := "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n" +
+		"d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\n" +
+		"g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\nh: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\nconditions: [*h]\n"
+	if _, err := ParseRule(yml); err == nil || !strings.Contains(err.Error(), "alias") {
+		t.Fatalf("err %v, want an alias-expansion rejection", err)
 	}
 }

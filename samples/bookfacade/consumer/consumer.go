@@ -24,6 +24,7 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
 
 	_ "github.com/dubboroute/dubboroute/directory/memory"
+	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
 )

@@ -1,0 +1,332 @@
+package extension
+
+import (
+	"os"
+	"strconv"
+	"sync"
+
+	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/global"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// Binding is dubboroute's state for one consumer reference (one directory):
+// its chain and the rules it subscribes.
+type Binding struct {
+	iface       string
+	consumer    *router.URL
+	consumerApp string
+	lb          string // the consumer's configured load balancer, "" if none
+	chain       *cluster.Chain
+	url         *common.URL // the URL dubbo-go built the router with
+
+	mu          sync.Mutex
+	providerApp string
+	statics     staticSet
+	static      [4]cluster.RuleRef
+	dynamic     [4]cluster.RuleRef
+	cancelApp   []func()
+	adapted     map[base.Invoker]base.Invoker
+}
+
+// Chain returns the binding's router chain (for explain and tests).
+func (b *Binding) Chain() *cluster.Chain { return b.chain }
+
+// ProviderApp is the provider application the rules were keyed by.
+func (b *Binding) ProviderApp() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.providerApp
+}
+
+var (
+	bindingsMu sync.Mutex
+	bindings   = map[string][]*Binding{} // by interface
+)
+
+// Bindings returns the live bindings of an interface (newest last).
+func Bindings(iface string) []*Binding {
+	bindingsMu.Lock()
+	defer bindingsMu.Unlock()
+	return append([]*Binding(nil), bindings[iface]...)
+}
+
+// newBinding builds the binding for the URL dubbo-go hands a router factory:
+// in registry mode the registry URL with the reference URL as SubURL; in
+// direct mode the first (merged) invoker URL.
+func newBinding(u *common.URL) *Binding {
+	ref := u
+	if u.SubURL != nil {
+		ref = u.SubURL
+	}
+	consumer := consumerView(ref)
+	b := &Binding{
+		iface:       consumer.Interface(),
+		consumer:    consumer,
+		consumerApp: consumer.Application(),
+		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
+		url:         u,
+		adapted:     map[base.Invoker]base.Invoker{},
+	}
+	b.chain = cluster.New(consumer, cluster.Options{
+		Name:     b.iface,
+		Observer: newChainMetrics(b.iface),
+		Adapt:    b.adapt,
+	})
+	b.statics = staticRules(u, b.iface, b.consumerApp)
+	b.static = b.statics.slots
+	// Java subscribes the service and consumer-app keys when the router is
+	// built (the provider-app keys on the first address notification).
+	svc, _ := rules.subscribe(serviceRuleKey(consumer), kindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
+	app, _ := rules.subscribe(b.consumerApp+ConditionSuffix, kindCondition, func(r cluster.RuleRef) {
+		b.setDynamic(cluster.SlotConsumerApp, r)
+		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
+	})
+	b.dynamic[cluster.SlotService] = svc
+	b.dynamic[cluster.SlotConsumerApp] = app
+	b.dynamic[cluster.SlotProviderApp] = app
+	b.publishRules()
+	bindingsMu.Lock()
+	bindings[b.iface] = append(bindings[b.iface], b)
+	bindingsMu.Unlock()
+	return b
+}
+
+// consumerView is the consumer URL routing sees, as dubbo-go's registry
+// directory builds it (protocol consumer, local IP, the reference's
+// parameters plus pid, ip and protocol).
+func consumerView(ref *common.URL) *router.URL {
+	ip := common.GetLocalIp()
+	c := &router.URL{Protocol: "consumer", Host: ip, Params: map[string]string{}}
+	ref.RangeParams(func(k, v string) bool {
+		c.Params[k] = v
+		return true
+	})
+	c.Params["pid"] = strconv.Itoa(os.Getpid())
+	c.Params["ip"] = ip
+	c.Params["protocol"] = ref.Protocol
+	iface := ref.GetParam(constant.InterfaceKey, "")
+	if iface == "" {
+		iface = ref.Service()
+	}
+	c.Path = iface
+	if c.Params[constant.InterfaceKey] == "" {
+		c.Params[constant.InterfaceKey] = iface
+	}
+	return c
+}
+
+// serviceRuleKey is Java's <interface>:<version>:<group>.condition-router
+// (version 0.0.0 counts as none).
+func serviceRuleKey(c *router.URL) string {
+	v := c.Params["version"]
+	if v == "0.0.0" {
+		v = ""
+	}
+	return c.Interface() + ":" + v + ":" + c.Params["group"] + ConditionSuffix
+}
+
+func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dynamic[slot] = r
+	b.publishRules()
+}
+
+// publishRules hands the effective rules to the chain: the dynamic rule of
+// a slot when one exists, else the static one. b.mu is held.
+func (b *Binding) publishRules() {
+	var eff [4]cluster.RuleRef
+	for i := range eff {
+		eff[i] = b.dynamic[i]
+		if eff[i].Empty() {
+			eff[i] = b.static[i]
+		}
+	}
+	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
+}
+
+// setInvokers follows the provider application (Java: the first invoker's
+// remote application) and publishes the new provider list.
+func (b *Binding) setInvokers(invokers []base.Invoker) {
+	app := ""
+	for _, ivk := range invokers {
+		if ivk != nil && ivk.GetURL() != nil {
+			app = ivk.GetURL().GetParam(constant.ApplicationKey, "")
+			break
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if app != "" && app != b.providerApp {
+		b.switchProviderApp(app)
+	}
+	b.chain.SetInvokers(invokers)
+}
+
+// switchProviderApp subscribes the provider-application keys; b.mu is held.
+func (b *Binding) switchProviderApp(app string) {
+	for _, c := range b.cancelApp {
+		c()
+	}
+	b.cancelApp = nil
+	b.providerApp = app
+	b.static[cluster.SlotTag] = b.statics.tags[app]
+	if app != b.consumerApp {
+		b.static[cluster.SlotProviderApp] = b.statics.providerApp[app]
+	}
+	logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, TagSuffix, app, ConditionSuffix, app, GraySuffix)
+	tagRef, c1 := rules.subscribe(app+TagSuffix, kindTag, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotTag, r) })
+	b.dynamic[cluster.SlotTag] = tagRef
+	b.cancelApp = append(b.cancelApp, c1)
+	_, c2 := rules.subscribe(app+GraySuffix, kindGray, nil)
+	b.cancelApp = append(b.cancelApp, c2)
+	if app != b.consumerApp {
+		pa, c3 := rules.subscribe(app+ConditionSuffix, kindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
+		if !pa.Empty() {
+			b.dynamic[cluster.SlotProviderApp] = pa
+		}
+		b.cancelApp = append(b.cancelApp, c3)
+	}
+	b.publishRules()
+}
+
+// adapt applies the consumer's load balancer name to an invoker (dubbo-go
+// takes the balancer from the first routed invoker's URL, where a provider's
+// loadbalance=random would otherwise win: issue #2864). Called by the chain
+// under its lock, off the hot path.
+func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
+	if b.lb == "" {
+		return ivk
+	}
+	u := ivk.GetURL()
+	if u == nil || (u.GetParam(constant.LoadbalanceKey, "") == b.lb && !hasMethodLB(u)) {
+		return ivk
+	}
+	if a, ok := b.adapted[ivk]; ok && a.GetURL().Location == u.Location {
+		return a
+	}
+	nu := u.Clone()
+	nu.SetParam(constant.LoadbalanceKey, b.lb)
+	for _, m := range u.Methods {
+		nu.DelParam("methods." + m + "." + constant.LoadbalanceKey)
+	}
+	a := &lbInvoker{Invoker: ivk, url: nu}
+	b.adapted[ivk] = a
+	return a
+}
+
+func hasMethodLB(u *common.URL) bool {
+	for _, m := range u.Methods {
+		if u.GetParam("methods."+m+"."+constant.LoadbalanceKey, "") != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// lbInvoker is a provider invoker seen through a URL that names the
+// consumer's load balancer; everything else is the provider invoker's.
+type lbInvoker struct {
+	base.Invoker
+	url *common.URL
+}
+
+// GetURL implements common.Node.
+func (l *lbInvoker) GetURL() *common.URL { return l.url }
+
+// Unwrap returns the provider invoker.
+func (l *lbInvoker) Unwrap() base.Invoker { return l.Invoker }
+
+// bindingRouter is what dubbo-go's RouterChain holds for a reference until
+// the cluster wrapper swaps the chain out: it forwards Notify to the
+// binding and, should some path route through dubbo-go's chain anyway,
+// routes with the binding's chain.
+type bindingRouter struct{ b *Binding }
+
+// probeKey is the invocation attribute the cluster wrapper uses to find the
+// binding inside a dubbo-go RouterChain.
+const probeKey = "dubboroute.probe"
+
+type probe struct{ b *Binding }
+
+// Route implements dubbo-go's PriorityRouter.
+func (r *bindingRouter) Route(invokers []base.Invoker, _ *common.URL, inv base.Invocation) []base.Invoker {
+	if v, ok := inv.GetAttribute(probeKey); ok {
+		if p, ok := v.(*probe); ok {
+			p.b = r.b
+		}
+		return invokers
+	}
+	out := r.b.chain.List(inv)
+	if len(out) == 0 || len(invokers) == len(r.b.chain.Snapshot().Invokers) {
+		return out
+	}
+	// dubbo-go's chain filtered the list first: keep the intersection.
+	keep := make(map[*common.URL]bool, len(invokers))
+	for _, i := range invokers {
+		keep[i.GetURL()] = true
+	}
+	var res []base.Invoker
+	for _, o := range out {
+		u := o.GetURL()
+		if w, ok := o.(*lbInvoker); ok {
+			u = w.Invoker.GetURL()
+		}
+		if keep[u] {
+			res = append(res, o)
+		}
+	}
+	if len(res) == 0 {
+		return out[:0]
+	}
+	return res
+}
+
+// URL implements dubbo-go's PriorityRouter.
+func (r *bindingRouter) URL() *common.URL { return r.b.url }
+
+// Priority implements dubbo-go's PriorityRouter: first, so that if this
+// router ever routes in dubbo-go's chain it sees the full list.
+func (r *bindingRouter) Priority() int64 { return -1 << 62 }
+
+// Notify implements dubbo-go's PriorityRouter.
+func (r *bindingRouter) Notify(invokers []base.Invoker) { r.b.setInvokers(invokers) }
+
+// SetStaticConfig implements dubbo-go's StaticConfigSetter. Static rules are
+// read from the URL when the binding is built; this only logs configs that
+// arrive later.
+func (r *bindingRouter) SetStaticConfig(cfg *global.RouterConfig) {
+	if cfg != nil {
+		logger.Debugf("[dubboroute] %s: static router config key=%s scope=%s (read at build)", r.b.iface, cfg.Key, cfg.Scope)
+	}
+}
+
+// dgChain is dubbo-go's router.Chain backed by a binding; directories call
+// it directly once the cluster wrapper installed it.
+type dgChain struct{ b *Binding }
+
+// Route implements dubbo-go's router.Chain: lock-free, allocation-free.
+func (c *dgChain) Route(_ *common.URL, inv base.Invocation) []base.Invoker {
+	return c.b.chain.List(inv)
+}
+
+// SetInvokers implements dubbo-go's router.Chain.
+func (c *dgChain) SetInvokers(invokers []base.Invoker) { c.b.setInvokers(invokers) }
+
+// AddRouters implements dubbo-go's router.Chain; extra dubbo-go routers are
+// not supported on dubboroute's chain and are logged.
+func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
+	if len(rs) > 0 {
+		logger.Warnf("[dubboroute] %s: %d dubbo-go routers added via AddRouters are ignored", c.b.iface, len(rs))
+	}
+}
+
+// Binding returns the binding behind the chain.
+func (c *dgChain) Binding() *Binding { return c.b }

@@ -1,0 +1,174 @@
+package extension
+
+import (
+	dgcluster "dubbo.apache.org/dubbo-go/v3/cluster/cluster"
+	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
+	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
+	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+	"dubbo.apache.org/dubbo-go/v3/registry"
+	regdir "dubbo.apache.org/dubbo-go/v3/registry/directory"
+	"github.com/dubbogo/gost/log/logger"
+
+	// Run every built-in router and cluster init before ours, so that our
+	// registrations overwrite theirs whatever the application imports.
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/adaptivesvc"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/available"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/broadcast"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/failback"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/failfast"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/failover"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/failsafe"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/forking"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/zoneaware"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/random"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/condition"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/tag"
+
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+)
+
+// GrayName is the load balancer name of the gray balancer.
+const GrayName = "gray"
+
+// ClusterNames are the cluster strategies whose Join installs dubboroute's
+// chain (every strategy dubbo-go v3.3.2 ships).
+var ClusterNames = []string{
+	constant.ClusterKeyFailover, constant.ClusterKeyFailfast, constant.ClusterKeyFailsafe,
+	constant.ClusterKeyFailback, constant.ClusterKeyForking, constant.ClusterKeyBroadcast,
+	constant.ClusterKeyAvailable, constant.ClusterKeyZoneAware, constant.ClusterKeyAdaptiveService,
+}
+
+var grayLB = gray.New(gray.Options{})
+
+// GrayLoadBalance is the process-wide gray balancer registered as "gray".
+func GrayLoadBalance() *gray.LoadBalance { return grayLB }
+
+func init() {
+	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return bindingFactory{} })
+	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
+	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
+	for _, name := range ClusterNames {
+		inner, err := dgext.GetCluster(name)
+		if err != nil || inner == nil {
+			logger.Warnf("[dubboroute] cluster %s not available: %v", name, err)
+			continue
+		}
+		dgext.SetCluster(name, func() dgcluster.Cluster { return &clusterWrapper{name: name, inner: inner} })
+	}
+	// Registry directories get dubboroute's chain as soon as dubbo-go has
+	// built them, before their subscription goroutine starts (swapping later
+	// would race with it: base.Directory.RouterChain reads without a lock).
+	// dubbo-go looks directories up by the registry's protocol and falls back
+	// to the default, which is what interface-level registries use.
+	dgext.SetDefaultRegistryDirectory(installing(regdir.NewRegistryDirectory))
+	dgext.SetDirectory(constant.RegistryProtocol, installing(regdir.NewRegistryDirectory))
+	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(regdir.NewServiceDiscoveryRegistryDirectory))
+	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
+}
+
+func installing(newDir func(*common.URL, registry.Registry) (directory.Directory, error)) func(*common.URL, registry.Registry) (directory.Directory, error) {
+	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
+		dir, err := newDir(u, r)
+		if err == nil && dir != nil {
+			Install(dir)
+		}
+		return dir, err
+	}
+}
+
+// bindingFactory replaces dubbo-go's "tag" router factory: every router
+// chain dubbo-go builds gets one binding router.
+type bindingFactory struct{}
+
+// NewPriorityRouter implements dubbo-go's PriorityRouterFactory.
+func (bindingFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRouter, error) {
+	if u == nil {
+		return nil, nil
+	}
+	return &bindingRouter{b: newBinding(u)}, nil
+}
+
+// offFactory replaces dubbo-go's condition router factories: (nil, nil)
+// makes dubbo-go's chain builder skip the router.
+type offFactory struct{}
+
+// NewPriorityRouter implements dubbo-go's PriorityRouterFactory.
+func (offFactory) NewPriorityRouter(*common.URL) (dgrouter.PriorityRouter, error) { return nil, nil }
+
+// clusterWrapper puts dubboroute's chain into the directory before the
+// wrapped strategy joins it: the static (direct-URL) directories, which no
+// goroutine uses before Join, and any directory built some other way.
+type clusterWrapper struct {
+	name  string
+	inner dgcluster.Cluster
+}
+
+type chainHolder interface {
+	RouterChain() dgrouter.Chain
+	SetRouterChain(dgrouter.Chain)
+}
+
+// Join implements dubbo-go's cluster.Cluster.
+func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
+	Install(dir)
+	return w.inner.Join(dir)
+}
+
+// Install replaces the dubbo-go RouterChain of a directory (registry or
+// static) by its dubboroute binding's chain and returns the binding; nil if
+// the directory has no binding (for example when dubbo-go could not build
+// its chain) or does not expose its chain.
+func Install(dir directory.Directory) *Binding {
+	h, ok := dir.(chainHolder)
+	if !ok {
+		return nil
+	}
+	cur := h.RouterChain()
+	if c, ok := cur.(*dgChain); ok {
+		return c.b
+	}
+	if cur == nil || dir.GetURL() == nil {
+		return nil
+	}
+	p := &probe{}
+	inv := invocation.NewRPCInvocation("$dubboroute.probe", nil, nil)
+	inv.SetAttribute(probeKey, p)
+	cur.Route(dir.GetURL(), inv)
+	if p.b == nil {
+		logger.Warnf("[dubboroute] directory %s has no dubboroute binding; dubbo-go's router chain stays", dir.GetURL().Service())
+		return nil
+	}
+	h.SetRouterChain(&dgChain{b: p.b})
+	return p.b
+}
+
+// grayMetricsLB counts picks and delegates to the gray balancer.
+type grayMetricsLB struct{}
+
+// Select implements dubbo-go's loadbalance.LoadBalance.
+func (grayMetricsLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	ivk := grayLB.Select(invokers, inv)
+	class := "normal"
+	if len(invokers) == 1 {
+		class = "single"
+	} else if v, ok := inv.GetAttribute(gray.RetryAttribute); ok {
+		if g, _ := v.(bool); g {
+			class = "gray"
+		}
+	}
+	grayPicks(class).Inc()
+	return ivk
+}
+
+var grayPickCounters = map[string]interface{ Inc() }{
+	"gray":   grayPicksTotal.WithLabelValues("gray"),
+	"normal": grayPicksTotal.WithLabelValues("normal"),
+	"single": grayPicksTotal.WithLabelValues("single"),
+}
+
+func grayPicks(class string) interface{ Inc() } { return grayPickCounters[class] }

@@ -1,0 +1,219 @@
+package extension
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+
+	conf "dubbo.apache.org/dubbo-go/v3/common/config"
+	"dubbo.apache.org/dubbo-go/v3/config_center"
+	"dubbo.apache.org/dubbo-go/v3/remoting"
+	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/tag"
+)
+
+// Rule key suffixes (Java Dubbo / Dubbo Admin).
+const (
+	ConditionSuffix = ".condition-router"
+	TagSuffix       = ".tag-router"
+	GraySuffix      = ".gray-router"
+)
+
+type ruleKind int
+
+const (
+	kindCondition ruleKind = iota
+	kindTag
+	kindGray
+)
+
+// keyState is one subscribed config-center key: the last good rule and the
+// callbacks of the chains that use it.
+type keyState struct {
+	key  string
+	kind ruleKind
+
+	mu      sync.Mutex
+	rev     int  // accepted changes (adds, updates and deletes)
+	evented bool // an event arrived (the initial read must not override it)
+	ref     cluster.RuleRef
+	gray    *gray.Rule
+	subs    map[int]func(cluster.RuleRef)
+	nextID  int
+}
+
+// ruleStore subscribes each key once per process and fans changes out.
+type ruleStore struct {
+	mu   sync.Mutex
+	keys map[string]*keyState
+}
+
+var rules = &ruleStore{keys: map[string]*keyState{}}
+
+// subscribe registers fn for changes of key and returns the rule in force
+// now and a cancel function. The first subscription of a key adds one
+// listener to dubbo-go's dynamic configuration and reads the key once; if no
+// config center is configured yet, a later subscribe retries.
+func (s *ruleStore) subscribe(key string, kind ruleKind, fn func(cluster.RuleRef)) (cluster.RuleRef, func()) {
+	s.mu.Lock()
+	ks := s.keys[key]
+	if ks == nil {
+		ks = &keyState{key: key, kind: kind, subs: map[int]func(cluster.RuleRef){}}
+		s.keys[key] = ks
+	}
+	s.mu.Unlock()
+	ks.listen()
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	id := ks.nextID
+	ks.nextID++
+	if fn != nil {
+		ks.subs[id] = fn
+	}
+	return ks.ref, func() {
+		ks.mu.Lock()
+		delete(ks.subs, id)
+		ks.mu.Unlock()
+	}
+}
+
+// listening maps keys to the dynamic configuration they listen on.
+var listening sync.Map // key -> config_center.DynamicConfiguration
+
+func (ks *keyState) listen() {
+	dc := conf.GetEnvInstance().GetDynamicConfiguration()
+	if dc == nil {
+		return
+	}
+	if prev, loaded := listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
+		return
+	} else if loaded {
+		listening.Store(ks.key, dc) // a new config center replaced the old one
+	}
+	dc.AddListener(ks.key, ks)
+	content, err := dc.GetRule(ks.key)
+	if err != nil {
+		logger.Warnf("[dubboroute] read rule key=%s: %v", ks.key, err)
+		return
+	}
+	ks.mu.Lock()
+	evented := ks.evented
+	ks.mu.Unlock()
+	if content != "" && !evented {
+		ks.apply(content, false)
+	}
+}
+
+// Process implements config_center.ConfigurationListener.
+func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
+	if ev == nil {
+		return
+	}
+	content, _ := ev.Value.(string)
+	if ev.ConfigType == remoting.EventTypeDel {
+		content = ""
+	}
+	ks.mu.Lock()
+	ks.evented = true
+	ks.mu.Unlock()
+	ks.apply(content, true)
+}
+
+// apply parses content (empty = delete), keeps the last good rule on error,
+// and notifies subscribers of accepted changes.
+func (ks *keyState) apply(content string, event bool) {
+	ks.mu.Lock()
+	if strings.TrimSpace(content) == "" {
+		had := !ks.ref.Empty() || ks.gray != nil
+		ks.ref = cluster.RuleRef{Key: ks.key}
+		ks.gray = nil
+		ks.rev++
+		subs := ks.snapshotSubs()
+		ks.mu.Unlock()
+		if ks.kind == kindGray {
+			grayLB.SetRule(strings.TrimSuffix(ks.key, GraySuffix), nil)
+		}
+		if had {
+			ruleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			logger.Infof("[dubboroute] rule key=%s deleted: routing without it", ks.key)
+		}
+		notify(subs, cluster.RuleRef{Key: ks.key})
+		return
+	}
+	ref := cluster.RuleRef{Key: ks.key}
+	var gr *gray.Rule
+	var err error
+	version := "1"
+	switch ks.kind {
+	case kindCondition:
+		var r *condition.Rule
+		r, err = condition.ParseRule(content)
+		if err == nil {
+			ref.Condition = r
+			version = strings.TrimPrefix(r.Version, "v")
+		}
+	case kindTag:
+		var r *tag.Rule
+		r, err = tag.ParseRule(content)
+		if err == nil {
+			ref.Tag = r
+			if r.ConfigVersion != "" {
+				version = strings.TrimPrefix(r.ConfigVersion, "v")
+			}
+		}
+	case kindGray:
+		gr, err = gray.ParseRule(content)
+	}
+	if err != nil {
+		ks.mu.Unlock()
+		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		why := "rejected, the previous rule stays in force"
+		if errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) {
+			why = "ignored as Java Dubbo does, the previous rule stays in force"
+		}
+		logger.Errorf("[dubboroute] rule key=%s %s: %v", ks.key, why, err)
+		return
+	}
+	ks.rev++
+	ref.Version = version + "#" + strconv.Itoa(ks.rev)
+	ks.ref = ref
+	ks.gray = gr
+	subs := ks.snapshotSubs()
+	ks.mu.Unlock()
+	if ks.kind == kindGray {
+		grayLB.SetRule(strings.TrimSuffix(ks.key, GraySuffix), gr)
+	}
+	ruleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	src := "initial read"
+	if event {
+		src = "change event"
+	}
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s)", ks.key, ref.Version, src)
+	notify(subs, ref)
+}
+
+func (ks *keyState) snapshotSubs() []func(cluster.RuleRef) {
+	out := make([]func(cluster.RuleRef), 0, len(ks.subs))
+	for _, f := range ks.subs {
+		out = append(out, f)
+	}
+	return out
+}
+
+func notify(subs []func(cluster.RuleRef), ref cluster.RuleRef) {
+	for _, f := range subs {
+		f(ref)
+	}
+}
+
+// Listening reports whether a config-center key is subscribed (for tests and
+// diagnostics).
+func Listening(key string) bool {
+	_, ok := listening.Load(key)
+	return ok
+}

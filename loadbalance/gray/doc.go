@@ -31,6 +31,10 @@
 //     round-robin state. Conditions on consumer parameters are resolved here.
 //   - Plan.Pick classifies one call (gray or not) and picks a provider inside
 //     the chosen pool with the delegate balancer. It allocates nothing.
+//   - A *Decision passed to Pick (or LoadBalance.Explain) records why: the
+//     user or hash key seen, the matching request rule, the sticky bucket or
+//     random draw, the branch (gray, normal, gray-fallback, gray-fail), pool
+//     sizes, the delegate and the chosen provider. nil records nothing.
 //   - LoadBalance adapts a Plan cache to dubbo-go's loadbalance.LoadBalance.
 //     Plans are cached by the identity of the routed invoker slice (dubboroute's
 //     cluster chain hands back the same slice for the same routed set), so a

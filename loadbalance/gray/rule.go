@@ -97,7 +97,8 @@ type ProviderSelector struct {
 	// MatchMode or (default): a provider is gray when any matcher matches;
 	// and: when all do.
 	MatchMode MatchMode
-	Match     []ProviderMatcher
+	// Match lists the matchers (at least one).
+	Match []ProviderMatcher
 }
 
 // ProviderMatcher is one test on a provider. Exactly one of Param, Address
@@ -123,8 +124,11 @@ type ProviderMatcher struct {
 
 // RequestRule is one entry of the ordered request rules.
 type RequestRule struct {
-	Name       string
-	MatchMode  MatchMode // and (default) or or
+	// Name labels the rule in explanations.
+	Name string
+	// MatchMode and (default): all conditions must hold; or: any.
+	MatchMode MatchMode
+	// Conditions; none means the rule matches every request.
 	Conditions []Condition
 	// Percent of matching requests that are gray (0..100, resolution 0.01).
 	Percent float64
@@ -133,6 +137,7 @@ type RequestRule struct {
 	HashKey string
 	// Ramp, when set, replaces Percent with a value rising linearly in time.
 	Ramp *Ramp
+	// Line is the rule's YAML line.
 	Line int
 
 	hash valueRef
@@ -141,8 +146,11 @@ type RequestRule struct {
 // Ramp raises the gray percentage linearly from From at Start to To at
 // Start+Duration; before Start it is From, after the end it is To.
 type Ramp struct {
-	Start    time.Time
+	// Start is when the ramp begins.
+	Start time.Time
+	// From and To are percentages (0..100).
 	From, To float64
+	// Duration is how long the rise takes (> 0).
 	Duration time.Duration
 }
 
@@ -150,13 +158,15 @@ type Ramp struct {
 type Condition struct {
 	// Source as written: attachment, argument[N], method or param (a
 	// consumer URL parameter). Empty for timeBefore/timeAfter.
-	Source   string
+	Source string
+	// Key is the attachment or parameter name (sources attachment, param).
 	Key      string
 	Operator Operator
 	// Value as written; for in/notIn, Values holds the members.
 	Value  string
 	Values []string
-	Line   int
+	// Line is the condition's YAML line.
+	Line int
 
 	ref    valueRef
 	re     *regexp.Regexp

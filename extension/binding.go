@@ -10,6 +10,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/global"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
@@ -330,3 +331,27 @@ func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
 
 // Binding returns the binding behind the chain.
 func (c *dgChain) Binding() *Binding { return c.b }
+
+// ConsumerApp is the consumer application of the binding's reference.
+func (b *Binding) ConsumerApp() string { return b.consumerApp }
+
+// Explain routes a call on the binding's current snapshot with recording on
+// and returns the routed invokers and the trace, without invoking anything.
+// attachments may be nil.
+func (b *Binding) Explain(method string, args []any, attachments map[string]any) ([]base.Invoker, *router.Trace) {
+	tr := &router.Trace{}
+	inv := invocation.NewRPCInvocation(method, args, attachments)
+	return b.chain.Route(inv, tr), tr
+}
+
+// BindingFor returns the newest binding of an interface for a consumer
+// application, or nil.
+func BindingFor(iface, consumerApp string) *Binding {
+	bs := Bindings(iface)
+	for i := len(bs) - 1; i >= 0; i-- {
+		if bs[i].consumerApp == consumerApp {
+			return bs[i]
+		}
+	}
+	return nil
+}

@@ -2,9 +2,12 @@ package extension_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,6 +28,7 @@ import (
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/consumer"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/rules"
 )
 
 // Three real dubbo-go providers for the whole test binary (the memory
@@ -94,7 +98,7 @@ func TestMain(m *testing.M) {
 // test's ports.
 func rule(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "samples", "bookfacade", "rules", name))
+	b, err := os.ReadFile(filepath.Join("..", "samples", "bookfacade", "rules", rules.FileName(name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,5 +343,36 @@ func TestDirectURLAndEveryCluster(t *testing.T) {
 			only(t, cl+" queryAll", ports(t, 6, queryAll(c, nil)), p0)
 			only(t, cl+" queryByName", ports(t, 6, queryByName(c, nil)), p1)
 		})
+	}
+}
+
+// TestConsumerHTTPEndpoints: the sample's HTTP endpoints answer with the
+// serving port, routed by the service rule.
+func TestConsumerHTTPEndpoints(t *testing.T) {
+	svcKey := api.ServiceRuleKey
+	cleanup(t, svcKey)
+	memory.PutRule(svcKey, rule(t, svcKey))
+	c := newConsumer(t, consumer.Options{App: "demo-consumer7"})
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	for path, want := range map[string]int{"/books": p0, "/books?name=Go": p1, "/testUser?userId=3": p1} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r consumer.Response
+		err = json.NewDecoder(resp.Body).Decode(&r)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || r.Port != want {
+			t.Errorf("GET %s: status %d, %+v, %v; want port %d", path, resp.StatusCode, r, err, want)
+		}
+	}
+	resp, err := http.Get(srv.URL + "/testUser?userId=x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad userId: status %d", resp.StatusCode)
 	}
 }

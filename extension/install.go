@@ -27,6 +27,7 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/cluster/zoneaware"
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/random"
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/condition"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/script"
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/tag"
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
@@ -52,6 +53,10 @@ func init() {
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return bindingFactory{} })
 	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
+	// dubbo-go's chain is swapped out of every directory, so its script
+	// router would never route; do not build it (it logs an error per
+	// reference when no script rule exists).
+	dgext.SetRouterFactory(constant.ScriptRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	for _, name := range ClusterNames {
 		inner, err := dgext.GetCluster(name)
 		if err != nil || inner == nil {

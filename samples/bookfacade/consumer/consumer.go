@@ -20,6 +20,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/client"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	dglog "dubbo.apache.org/dubbo-go/v3/logger"
 
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
 
@@ -48,6 +49,8 @@ type Options struct {
 	// Retries of the failover cluster; default 0, so a routed call is
 	// attempted exactly once and the serving port is the routed one.
 	Retries int
+	// LogLevel is dubbo-go's log level (debug, info, warn, error); default info.
+	LogLevel string
 	// Tag is the consumer's static dubbo.tag (used when a call sets none).
 	Tag string
 }
@@ -67,6 +70,9 @@ func New(opts Options) (*Consumer, error) {
 		opts.LoadBalance = "gray"
 	}
 	insOpts := []dubbo.InstanceOption{dubbo.WithName(opts.App)}
+	if opts.LogLevel != "" {
+		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
+	}
 	if opts.URL == "" {
 		ro, err := regconf.Registry(opts.Registry)
 		if err != nil {

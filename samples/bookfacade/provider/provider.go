@@ -24,6 +24,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	dglog "dubbo.apache.org/dubbo-go/v3/logger"
 	"dubbo.apache.org/dubbo-go/v3/protocol"
 	"dubbo.apache.org/dubbo-go/v3/server"
 
@@ -48,6 +49,8 @@ type Options struct {
 	Tag string
 	// Params are extra URL parameters, e.g. status=gray.
 	Params map[string]string
+	// LogLevel is dubbo-go's log level (debug, info, warn, error); default info.
+	LogLevel string
 	// Ready bounds how long Start waits for the port to accept connections;
 	// default 10s.
 	Ready time.Duration
@@ -131,6 +134,9 @@ func Start(opts Options) (*Provider, error) {
 	insOpts := []dubbo.InstanceOption{
 		dubbo.WithName(opts.App),
 		dubbo.WithProtocol(protocol.WithDubbo(), protocol.WithPort(opts.Port)),
+	}
+	if opts.LogLevel != "" {
+		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
 	}
 	if opts.Registry != "" {
 		ro, err := regconf.Registry(opts.Registry)

@@ -1,0 +1,55 @@
+// Command provider runs one BookFacade provider (dubbo protocol, hessian2,
+// application demo-provider) until interrupted.
+//
+//	go run ./samples/bookfacade/cmd/provider -port 20880 -registry zookeeper://127.0.0.1:2181
+//	go run ./samples/bookfacade/cmd/provider -port 20882 -registry zookeeper://127.0.0.1:2181 -param status=gray
+//	go run ./samples/bookfacade/cmd/provider -port 20883 -registry zookeeper://127.0.0.1:2181 -tag gray
+//
+// -registry memory:// is accepted but only useful inside one process (see
+// cmd/demo).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
+)
+
+type params map[string]string
+
+func (p params) String() string { return fmt.Sprint(map[string]string(p)) }
+
+func (p params) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	p[k] = v
+	return nil
+}
+
+func main() {
+	ps := params{}
+	port := flag.Int("port", 20880, "dubbo protocol port")
+	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port, memory://, or empty for none")
+	app := flag.String("app", api.ProviderApp, "application name")
+	tag := flag.String("tag", "", "static dubbo.tag of this provider")
+	logLevel := flag.String("log", "warn", "dubbo-go log level")
+	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
+	flag.Parse()
+	p, err := provider.Start(provider.Options{Port: *port, Registry: *reg, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "provider:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("READY %d (%s, registry %s, tag %q, params %v)\n", p.Port(), *app, *reg, *tag, ps)
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	<-sig
+}

@@ -8,9 +8,14 @@ cd "$(dirname "$0")"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.Oracle < testdata/smoke.jsonl > "$out" 2>/dev/null
-if diff -u testdata/smoke.expected.jsonl "$out"; then
-  echo "smoke: OK ($(wc -l < "$out") cases)"
-else
+if ! diff -u testdata/smoke.expected.jsonl "$out"; then
   echo "smoke: MISMATCH" >&2
   exit 1
 fi
+# The same cases in reverse order must give the same answers (no state leaks from one case to the next).
+tac testdata/smoke.jsonl | java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.Oracle 2>/dev/null | sort > "$out"
+if ! sort testdata/smoke.expected.jsonl | diff -u - "$out"; then
+  echo "smoke: results depend on case order" >&2
+  exit 1
+fi
+echo "smoke: OK ($(wc -l < testdata/smoke.jsonl) cases)"

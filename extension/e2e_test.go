@@ -376,3 +376,45 @@ func TestConsumerHTTPEndpoints(t *testing.T) {
 		t.Errorf("bad userId: status %d", resp.StatusCode)
 	}
 }
+
+// TestProviderChurn: a provider leaving the registry is dropped from the
+// snapshot (and the explain trace), and picked up again when it returns.
+func TestProviderChurn(t *testing.T) {
+	key := api.ProviderApp + ".gray-router"
+	cleanup(t, key)
+	memory.PutRule(key, rule(t, key))
+	c := newConsumer(t, consumer.Options{App: "demo-consumer8"})
+	gray := consumer.Attachments{"userId": "1"}
+	only(t, "gray user, p2 present", ports(t, 5, queryByName(c, gray)), p2)
+	var raw string
+	for _, u := range memory.Registry.Providers(api.Interface) {
+		if strings.Contains(u, ":"+strconv.Itoa(p2)+"/") {
+			raw = u
+		}
+	}
+	if !provider.Leave(p2) {
+		t.Fatal("p2 was not registered")
+	}
+	back := false
+	t.Cleanup(func() {
+		if !back {
+			_ = memory.Registry.Register(raw)
+		}
+	})
+	got := ports(t, 20, queryByName(c, gray))
+	if got[strconv.Itoa(p2)] != 0 || got["err"] != 0 {
+		t.Errorf("p2 left, gray user (fallback normal): %v", got)
+	}
+	b := extension.BindingFor(api.Interface, "demo-consumer8")
+	if _, tr := b.Explain("queryByName", []any{"Go"}, nil); tr.Steps[0].In != 2 {
+		t.Errorf("trace after leave: %s", tr)
+	}
+	if err := memory.Registry.Register(raw); err != nil {
+		t.Fatal(err)
+	}
+	back = true
+	only(t, "gray user, p2 back", ports(t, 5, queryByName(c, gray)), p2)
+	if _, tr := b.Explain("queryByName", []any{"Go"}, nil); tr.Steps[0].In != 3 {
+		t.Errorf("trace after return: %s", tr)
+	}
+}

@@ -1,0 +1,398 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/tag"
+)
+
+// ruleInput is one element of a case's "rules": a config-center rule
+// {"key","content"} (content null: a delete), a single condition
+// {"condition","force","enabled"}, or a registry router URL {"url"}.
+type ruleInput struct {
+	Key       *string `json:"key,omitempty"`
+	Content   *string `json:"content,omitempty"`
+	Condition *string `json:"condition,omitempty"`
+	Force     *bool   `json:"force,omitempty"`
+	Enabled   *bool   `json:"enabled,omitempty"`
+	URL       *string `json:"url,omitempty"`
+}
+
+// invocationInput is a case's "invocation".
+type invocationInput struct {
+	Method      string                     `json:"method"`
+	Arguments   []json.RawMessage          `json:"arguments"`
+	Attachments map[string]json.RawMessage `json:"attachments"`
+}
+
+// Case is one routing case of the route command (the contract shared with
+// the Java oracle in integration/java).
+type Case struct {
+	ID           json.RawMessage `json:"id"`
+	Rules        []ruleInput     `json:"rules"`
+	ConsumerURL  string          `json:"consumer_url"`
+	Invocation   invocationInput `json:"invocation"`
+	Providers    []provider      `json:"providers"`
+	Samples      *int            `json:"samples,omitempty"`
+	Destinations *bool           `json:"destinations,omitempty"`
+	// Ignored: free-form fields a test harness may carry.
+	Comment  json.RawMessage `json:"comment,omitempty"`
+	Expect   json.RawMessage `json:"expect,omitempty"`
+	Expected json.RawMessage `json:"expected,omitempty"`
+}
+
+// Rejection is a rule the runtime would not apply because it fails to parse.
+type Rejection struct {
+	Rule  int    `json:"rule"`
+	Error string `json:"error"`
+}
+
+// Unread is a config-center key no router of this consumer reads.
+type Unread struct {
+	Rule   int    `json:"rule"`
+	Key    string `json:"key"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Ignored is a rule Java accepts but does not apply (no conditions): the
+// previous rule of the key stays in force, without an error.
+type Ignored struct {
+	Rule   int    `json:"rule"`
+	Reason string `json:"reason"`
+}
+
+// prepared is a case ready to route: the parsed consumer, providers and
+// call, and the rules assembled into the chain's slots exactly as the
+// runtime assembles them (extension package): per key, the last accepted
+// content; the provider-app slot holds whichever of the consumer-app and
+// provider-app rules changed last (Java's ProviderAppStateRouter quirk).
+type prepared struct {
+	consumer    *router.URL
+	providers   []provider
+	urls        []*router.URL
+	call        router.Call
+	rules       cluster.Rules
+	extras      []cluster.ExtraRouter
+	gray        *gray.Rule
+	grayKey     string
+	grayVersion string
+	rejected    []Rejection
+	ignored     []Ignored
+	unread      []Unread
+}
+
+// keyState is one config-center key while the case's rules are applied.
+type keyState struct {
+	rev int
+	ref cluster.RuleRef
+	gr  *gray.Rule
+}
+
+func prepare(c *Case, grayRead bool) (*prepared, error) {
+	if strings.TrimSpace(c.ConsumerURL) == "" {
+		return nil, errors.New("consumer_url: missing")
+	}
+	consumer, err := router.ParseURL(c.ConsumerURL)
+	if err != nil {
+		return nil, fmt.Errorf("consumer_url: %w", err)
+	}
+	if err := resolveProviders(c.Providers); err != nil {
+		return nil, fmt.Errorf("providers: %w", err)
+	}
+	p := &prepared{consumer: consumer, providers: c.Providers}
+	for _, pr := range c.Providers {
+		p.urls = append(p.urls, pr.u)
+	}
+	call, err := buildCall(&c.Invocation)
+	if err != nil {
+		return nil, fmt.Errorf("invocation: %w", err)
+	}
+	p.call = call
+	if err := p.assemble(c.Rules, grayRead); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// buildCall turns the JSON invocation into the call the chain sees, through
+// a dubbo-go invocation and cluster.CallOf, as the runtime does.
+func buildCall(in *invocationInput) (router.Call, error) {
+	args := make([]any, len(in.Arguments))
+	for i, raw := range in.Arguments {
+		v, err := javaValue(raw)
+		if err != nil {
+			return router.Call{}, fmt.Errorf("arguments[%d]: %w", i, err)
+		}
+		args[i] = v
+	}
+	atts := map[string]any{}
+	for k, raw := range in.Attachments {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			atts[k] = s
+			continue
+		}
+		t := strings.TrimSpace(string(raw))
+		if t == "null" {
+			continue
+		}
+		atts[k] = t // numbers and booleans as written, as the oracle's getAsString
+	}
+	inv := invocation.NewRPCInvocation(in.Method, args, atts)
+	return cluster.CallOf(inv), nil
+}
+
+// javaValue decodes a JSON argument into the value a Java consumer would
+// pass: integers as int64, other numbers as float64 (rendered like Java's
+// Double.toString), strings, booleans, nil, []any and map[string]any.
+func javaValue(raw json.RawMessage) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("invalid JSON value: %w", err)
+	}
+	return convertNumbers(v), nil
+}
+
+func convertNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return string(x)
+	case []any:
+		for i := range x {
+			x[i] = convertNumbers(x[i])
+		}
+		return x
+	case map[string]any:
+		for k := range x {
+			x[k] = convertNumbers(x[k])
+		}
+		return x
+	}
+	return v
+}
+
+// assemble applies the rules in input order. The first content of every key
+// is in place before the chain is built (the initial read); later contents
+// of the same key are change events, applied in input order.
+//
+// With grayRead false (route), gray keys are reported as unread without being
+// parsed, as the Java oracle reports them: gray rules do not change which
+// providers are eligible. explain reads them.
+func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
+	consumerApp := p.consumer.Application()
+	serviceKey := p.consumer.ServiceKey() + conditionSuffix
+	providerApp := ""
+	if len(p.urls) > 0 {
+		providerApp = p.urls[0].Application()
+	}
+	states := map[string]*keyState{}
+	type event struct {
+		idx     int
+		key     keyInfo
+		content *string
+	}
+	var initial, updates []event
+	for i, r := range rules {
+		switch {
+		case r.Key != nil:
+			if r.Condition != nil || r.URL != nil || r.Force != nil || r.Enabled != nil {
+				return fmt.Errorf("rules[%d]: a keyed rule has only \"key\" and \"content\"", i)
+			}
+			k, err := parseKey(*r.Key)
+			if err != nil {
+				return fmt.Errorf("rules[%d]: %w", i, err)
+			}
+			ev := event{idx: i, key: k, content: r.Content}
+			if _, ok := states[k.Key]; !ok {
+				states[k.Key] = &keyState{}
+				initial = append(initial, ev)
+			} else {
+				updates = append(updates, ev)
+			}
+		case r.Condition != nil:
+			if r.URL != nil || r.Content != nil {
+				return fmt.Errorf("rules[%d]: a single condition has only \"condition\", \"force\" and \"enabled\"", i)
+			}
+			force := r.Force != nil && *r.Force
+			enabled := r.Enabled == nil || *r.Enabled
+			cr, err := condition.ParseCondition(*r.Condition, force, enabled)
+			if err != nil {
+				p.rejected = append(p.rejected, Rejection{Rule: i, Error: err.Error()})
+				continue
+			}
+			p.extras = append(p.extras, cluster.ExtraRouter{Name: fmt.Sprintf("condition[%d]", i), Rule: cr})
+		case r.URL != nil:
+			if r.Content != nil || r.Force != nil || r.Enabled != nil {
+				return fmt.Errorf("rules[%d]: a router URL rule has only \"url\"", i)
+			}
+			cr, err := condition.ParseRouterURL(*r.URL)
+			if err != nil {
+				p.rejected = append(p.rejected, Rejection{Rule: i, Error: err.Error()})
+				continue
+			}
+			p.extras = append(p.extras, cluster.ExtraRouter{Name: fmt.Sprintf("url[%d]", i), Rule: cr})
+		default:
+			return fmt.Errorf("rules[%d]: unknown rule shape (want {\"key\",\"content\"}, {\"condition\",\"force\",\"enabled\"} or {\"url\"})", i)
+		}
+	}
+
+	// Which slot reads a key, as the runtime subscribes them.
+	slotsOf := func(k keyInfo) ([]cluster.Slot, bool, string) {
+		switch k.Kind {
+		case kindCondition:
+			if k.Service {
+				if k.Key == serviceKey {
+					return []cluster.Slot{cluster.SlotService}, false, ""
+				}
+				return nil, false, "service key of another service (this consumer reads " + serviceKey + ")"
+			}
+			if k.Prefix == consumerApp {
+				// ProviderAppStateRouter subscribes the consumer-app key too.
+				return []cluster.Slot{cluster.SlotConsumerApp, cluster.SlotProviderApp}, false, ""
+			}
+			if k.Prefix == providerApp {
+				return []cluster.Slot{cluster.SlotProviderApp}, false, ""
+			}
+			return nil, false, "application is neither the consumer's (" + consumerApp + ") nor the first provider's (" + providerApp + ")"
+		case kindTag:
+			if k.Prefix == providerApp {
+				return []cluster.Slot{cluster.SlotTag}, false, ""
+			}
+			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case kindGray:
+			if k.Prefix == providerApp && grayRead {
+				return nil, true, ""
+			}
+			if k.Prefix == providerApp {
+				return nil, false, "gray rules steer the gray load balancer, not routing (explain shows its pick)"
+			}
+			return nil, false, "not the first provider's application (" + providerApp + ")"
+		}
+		return nil, false, "unknown kind"
+	}
+
+	apply := func(ev event, initialRead bool) {
+		st := states[ev.key.Key]
+		slots, isGray, why := slotsOf(ev.key)
+		content := ""
+		if ev.content != nil {
+			content = *ev.content
+		}
+		if ev.key.Kind == kindGray && !isGray {
+			p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
+			return
+		}
+		// Parse even unread keys, so that a broken rule is reported.
+		var ref cluster.RuleRef
+		var gr *gray.Rule
+		deleted := strings.TrimSpace(content) == ""
+		if !deleted {
+			var err error
+			version := "1"
+			switch ev.key.Kind {
+			case kindCondition:
+				var r *condition.Rule
+				r, err = condition.ParseRule(content)
+				if err == nil {
+					ref.Condition = r
+					version = strings.TrimPrefix(r.Version, "v")
+				}
+			case kindTag:
+				var r *tag.Rule
+				r, err = tag.ParseRule(content)
+				if err == nil {
+					ref.Tag = r
+					if r.ConfigVersion != "" {
+						version = strings.TrimPrefix(r.ConfigVersion, "v")
+					}
+				}
+			case kindGray:
+				gr, err = gray.ParseRule(content)
+			}
+			switch {
+			case errors.Is(err, condition.ErrRuleInvalid):
+				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
+			case err != nil:
+				p.rejected = append(p.rejected, Rejection{Rule: ev.idx, Error: err.Error()})
+			}
+			if why != "" {
+				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
+				return
+			}
+			if err != nil {
+				return
+			}
+			st.rev++
+			ref.Key = ev.key.Key
+			ref.Version = version + "#" + strconv.Itoa(st.rev)
+		} else {
+			if why != "" {
+				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
+				return
+			}
+			st.rev++
+			ref = cluster.RuleRef{Key: ev.key.Key}
+		}
+		st.ref, st.gr = ref, gr
+		if isGray {
+			p.gray, p.grayKey, p.grayVersion = gr, ev.key.Key, ref.Version
+			return
+		}
+		for _, s := range slots {
+			// At the initial read, the provider-app router takes the
+			// consumer-app rule only when no provider-app rule exists.
+			if initialRead && s == cluster.SlotProviderApp && ev.key.Prefix == consumerApp && !p.rules[s].Empty() {
+				continue
+			}
+			p.rules[s] = ref
+		}
+	}
+	// Initial reads: consumer-side keys first (read when the router is
+	// built), provider-application keys at the first address notification.
+	for _, ev := range initial {
+		if !(ev.key.Kind == kindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
+			apply(ev, true)
+		}
+	}
+	for _, ev := range initial {
+		if ev.key.Kind == kindCondition && !ev.key.Service && ev.key.Prefix != consumerApp {
+			apply(ev, true)
+		}
+	}
+	for _, ev := range updates {
+		apply(ev, false)
+	}
+	return nil
+}
+
+// evaluator compiles the prepared case with rnd for v3.1 picks.
+func (p *prepared) evaluator(rnd router.Rand) *cluster.Evaluator {
+	opts := cluster.Options{Rand: rnd}
+	snap := cluster.NewSnapshot(p.consumer, p.urls, p.rules, opts)
+	return cluster.NewEvaluator(snap, p.extras, opts)
+}
+
+// ids lists the provider ids of a set, in input order.
+func (p *prepared) ids(s *router.Set) []string {
+	out := make([]string, 0, s.Len())
+	s.ForEach(func(i int) { out = append(out, p.providers[i].ID) })
+	return out
+}

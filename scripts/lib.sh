@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Shared helpers for the project's scripts. Source it; do not run it.
 
-STATICCHECK_VERSION=${STATICCHECK_VERSION:-2025.1.1}
+STATICCHECK_VERSION=${STATICCHECK_VERSION:-v0.6.1}
 
 log() { printf '==> %s\n' "$*" >&2; }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,11 +60,18 @@ func parseKey(key string) (keyInfo, error) {
 }
 
 // keyFromFileName infers a key from a rule file name: the base name, without
-// a trailing .yaml or .yml.
+// a trailing .yaml or .yml, percent-decoded, so that a service key can be
+// written com.foo.Bar%3A%3A.condition-router where ':' is not welcome in file
+// names (Windows, Go module zips).
 func keyFromFileName(path string) string {
 	base := filepath.Base(path)
 	for _, ext := range []string{".yaml", ".yml"} {
 		base = strings.TrimSuffix(base, ext)
+	}
+	if strings.Contains(base, "%") {
+		if d, err := url.PathUnescape(base); err == nil {
+			return d
+		}
 	}
 	return base
 }

@@ -252,7 +252,7 @@ func (l *linter) shadowing(r *condition.Rule) {
 				continue
 			}
 			if blocks(ci, v31) {
-				l.add("DR303", cj.Line, cj.Index, "condition #%d never sees a provider: condition #%d (line %d) gives %s no provider first", j, i, ci.Line, describeWhen(ci.When))
+				l.add("DR303", cj.Line, cj.Index, "never sees a provider: condition #%d (line %d) gives %s no provider first", i, ci.Line, describeWhen(ci.When))
 				break
 			}
 			if !v31 && r.Force && l.opts.providers != nil && cj.Then != nil {

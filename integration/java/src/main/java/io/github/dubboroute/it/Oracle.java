@@ -236,7 +236,11 @@ public final class Oracle {
                     String content = r.has("content") && !r.get("content").isJsonNull()
                             ? r.get("content").getAsString()
                             : null;
-                    String err = content == null ? null : validateKeyed(key, content, consumer);
+                    // Routers skip an empty initial value without parsing it (StringUtils.isNotEmpty checks).
+                    boolean first = keyed.stream().noneMatch(k -> k.key.equals(key));
+                    String err = content == null || (first && content.isEmpty())
+                            ? null
+                            : validateKeyed(key, content, consumer);
                     if (err != null) {
                         rejected.add(rejection(i, err));
                     }

@@ -31,6 +31,7 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/tag"
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
 )
 
 // GrayName is the load balancer name of the gray balancer.
@@ -44,10 +45,10 @@ var ClusterNames = []string{
 	constant.ClusterKeyAvailable, constant.ClusterKeyZoneAware, constant.ClusterKeyAdaptiveService,
 }
 
-var grayLB = gray.New(gray.Options{})
+var grayLB = graylb.New(gray.Options{})
 
 // GrayLoadBalance is the process-wide gray balancer registered as "gray".
-func GrayLoadBalance() *gray.LoadBalance { return grayLB }
+func GrayLoadBalance() *graylb.LoadBalance { return grayLB }
 
 func init() {
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return bindingFactory{} })
@@ -161,7 +162,7 @@ func (grayMetricsLB) Select(invokers []base.Invoker, inv base.Invocation) base.I
 	class := "normal"
 	if len(invokers) == 1 {
 		class = "single"
-	} else if v, ok := inv.GetAttribute(gray.RetryAttribute); ok {
+	} else if v, ok := inv.GetAttribute(graylb.RetryAttribute); ok {
 		if g, _ := v.(bool); g {
 			class = "gray"
 		}

@@ -35,8 +35,10 @@
 //     user or hash key seen, the matching request rule, the sticky bucket or
 //     random draw, the branch (gray, normal, gray-fallback, gray-fail), pool
 //     sizes, the delegate and the chosen provider. nil records nothing.
-//   - LoadBalance adapts a Plan cache to dubbo-go's loadbalance.LoadBalance.
-//     Plans are cached by the identity of the routed invoker slice (dubboroute's
+//   - Package dubbogo (loadbalance/gray/dubbogo) adapts a Plan cache to
+//     dubbo-go's loadbalance.LoadBalance. It lives in its own package so this
+//     one does not link dubbo-go (which keeps coverage-guided fuzzing of the
+//     parser usable and the core reusable by the CLI). Plans are cached by the identity of the routed invoker slice (dubboroute's
 //     cluster chain hands back the same slice for the same routed set), so a
 //     Select on a cached slice allocates nothing either.
 //
@@ -51,7 +53,7 @@
 // # Retries
 //
 // dubbo-go's failover calls Select again for a retry (and, for an already
-// tried provider, again with a new slice that lacks it). The adapter stores
+// tried provider, again with a new slice that lacks it). The dubbogo adapter stores
 // the gray/normal classification of a call in the invocation's attributes,
 // so a retry never re-rolls a per-request percentage: a gray request stays
 // gray and only the fallback policy can move it to the normal pool, when the

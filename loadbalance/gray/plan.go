@@ -39,7 +39,7 @@ type Options struct {
 	Rand router.Rand
 }
 
-func (o Options) withDefaults() Options {
+func (o Options) WithDefaults() Options {
 	def := func(s *string, v string) {
 		if *s == "" {
 			*s = v
@@ -185,7 +185,7 @@ const buckets = 10000
 // Compile builds a Plan. It never fails: every rule error is caught by
 // ParseRule. It is meant for the slow path (a provider list or rule change).
 func Compile(in Input, opts Options) *Plan {
-	o := opts.withDefaults()
+	o := opts.WithDefaults()
 	p := &Plan{opts: o, n: len(in.Providers), active: in.Active, fallback: FallbackNormal, delegate: o.Delegate, userSlot: -1}
 	rule := in.Rule
 	if rule != nil {

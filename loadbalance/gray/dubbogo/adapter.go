@@ -1,8 +1,9 @@
-package gray
+package dubbogo
 
 import (
 	"context"
 	"fmt"
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"net"
 	"strconv"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // RetryAttribute is the invocation attribute (per call, never sent on the
 // wire) in which LoadBalance remembers a call's gray classification, so
 // that failover retries reuse it instead of drawing again.
-const RetryAttribute = "dubboroute.gray.request"
+const RetryAttribute = "dubboroute.request"
 
 // cacheSlots bounds the plan cache: a direct-mapped table of this many
 // entries keyed by slice identity. dubboroute's chain hands out one cached
@@ -38,7 +39,7 @@ const maxStatusMethods = 256
 // extension.SetLoadbalance("gray", func() loadbalance.LoadBalance { return lb })
 // (the extension package does). It is safe for concurrent use.
 type LoadBalance struct {
-	opts  Options
+	opts  gray.Options
 	rules atomic.Pointer[ruleSet]
 	mu    sync.Mutex // serialises rule writers
 	cache [cacheSlots]atomic.Pointer[cacheEntry]
@@ -48,7 +49,7 @@ type LoadBalance struct {
 
 type ruleSet struct {
 	gen   uint64
-	byApp map[string]*Rule
+	byApp map[string]*gray.Rule
 }
 
 type cacheEntry struct {
@@ -58,27 +59,27 @@ type cacheEntry struct {
 	lastURL  *common.URL
 	gen      uint64
 	invokers []base.Invoker // pins the backing array: its address cannot be reused while cached
-	plan     *Plan
+	plan     *gray.Plan
 	fail     *failInvoker // lazily built, see failFor
 	failMu   sync.Mutex
 }
 
 // New makes a LoadBalance with the given options (the zero Options are
 // seed 002's defaults).
-func New(opts Options) *LoadBalance {
-	lb := &LoadBalance{opts: opts.withDefaults()}
-	lb.rules.Store(&ruleSet{byApp: map[string]*Rule{}})
+func New(opts gray.Options) *LoadBalance {
+	lb := &LoadBalance{opts: opts.WithDefaults()}
+	lb.rules.Store(&ruleSet{byApp: map[string]*gray.Rule{}})
 	return lb
 }
 
 // SetRule installs the gray rule of a provider application (the value of
 // <app>.gray-router); nil removes it, returning the app to the defaults.
 // Plans compiled under the previous rules are dropped lazily.
-func (lb *LoadBalance) SetRule(app string, r *Rule) {
+func (lb *LoadBalance) SetRule(app string, r *gray.Rule) {
 	lb.mu.Lock()
 	defer lb.mu.Unlock()
 	old := lb.rules.Load()
-	next := &ruleSet{gen: old.gen + 1, byApp: make(map[string]*Rule, len(old.byApp)+1)}
+	next := &ruleSet{gen: old.gen + 1, byApp: make(map[string]*gray.Rule, len(old.byApp)+1)}
 	for k, v := range old.byApp {
 		next.byApp[k] = v
 	}
@@ -99,7 +100,7 @@ func (lb *LoadBalance) SetRuleText(app, content string) error {
 		lb.SetRule(app, nil)
 		return nil
 	}
-	r, err := ParseRule(content)
+	r, err := gray.ParseRule(content)
 	if err != nil {
 		return fmt.Errorf("%s.gray-router: %w (previous rule kept)", app, err)
 	}
@@ -108,7 +109,7 @@ func (lb *LoadBalance) SetRuleText(app, content string) error {
 }
 
 // Rule returns the rule in force for app, or nil.
-func (lb *LoadBalance) Rule(app string) *Rule { return lb.rules.Load().byApp[app] }
+func (lb *LoadBalance) Rule(app string) *gray.Rule { return lb.rules.Load().byApp[app] }
 
 // Compiles is the number of plans compiled so far (cache misses).
 func (lb *LoadBalance) Compiles() uint64 { return lb.compiles.Load() }
@@ -125,48 +126,48 @@ func (lb *LoadBalance) Select(invokers []base.Invoker, inv base.Invocation) base
 }
 
 // Explain is Select that also returns the decision.
-func (lb *LoadBalance) Explain(invokers []base.Invoker, inv base.Invocation) (base.Invoker, Decision) {
-	var d Decision
+func (lb *LoadBalance) Explain(invokers []base.Invoker, inv base.Invocation) (base.Invoker, gray.Decision) {
+	var d gray.Decision
 	ivk := lb.selectInto(invokers, inv, &d)
 	return ivk, d
 }
 
-func (lb *LoadBalance) selectInto(invokers []base.Invoker, inv base.Invocation, d *Decision) base.Invoker {
+func (lb *LoadBalance) selectInto(invokers []base.Invoker, inv base.Invocation, d *gray.Decision) base.Invoker {
 	switch len(invokers) {
 	case 0:
 		if d != nil {
-			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Reason: "empty provider list"}
+			*d = gray.Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Reason: "empty provider list"}
 		}
 		return nil
 	case 1:
 		// dubbo-go never calls a balancer with one invoker; Java returns it
 		// without doSelect. Do the same when called directly.
 		if d != nil {
-			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: 0, Shortcut: true, Reason: "single provider"}
+			*d = gray.Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: 0, Shortcut: true, Reason: "single provider"}
 		}
 		return invokers[0]
 	}
 	e := lb.entry(invokers)
 	var call router.Call
-	gray, prior := false, false
+	isGray, prior := false, false
 	if inv != nil {
 		call = router.Call{Method: inv.ActualMethodName(), Args: realArguments(inv), Attachments: inv}
 		if v, ok := inv.GetAttribute(RetryAttribute); ok {
-			gray, prior = v.(bool)
+			isGray, prior = v.(bool)
 		}
 	}
 	if prior {
 		if d != nil {
-			*d = Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Gray: gray, Retry: true,
+			*d = gray.Decision{Rule: -1, Bucket: -1, Draw: -1, Chosen: -1, Gray: isGray, Retry: true,
 				Reason: "retry: classification of the first attempt reused"}
 		}
 	} else {
-		gray = e.plan.Classify(&call, d)
+		isGray = e.plan.Classify(&call, d)
 		if inv != nil {
-			inv.SetAttribute(RetryAttribute, gray)
+			inv.SetAttribute(RetryAttribute, isGray)
 		}
 	}
-	i, err := e.plan.PickClass(gray, &call, d)
+	i, err := e.plan.PickClass(isGray, &call, d)
 	if err != nil {
 		return e.failFor(err)
 	}
@@ -240,10 +241,10 @@ func (lb *LoadBalance) compile(invokers []base.Invoker, rs *ruleSet) *cacheEntry
 			break
 		}
 	}
-	in := Input{Rule: rs.byApp[app], Consumer: consumer, Providers: urls, Active: &statusCounter{urls: curls}}
+	in := gray.Input{Rule: rs.byApp[app], Consumer: consumer, Providers: urls, Active: &statusCounter{urls: curls}}
 	return &cacheEntry{
 		ptr: &invokers[0], n: n, firstURL: curls[0], lastURL: curls[n-1], gen: rs.gen,
-		invokers: invokers, plan: Compile(in, lb.opts),
+		invokers: invokers, plan: gray.Compile(in, lb.opts),
 	}
 }
 

@@ -1,9 +1,11 @@
-package gray
+package dubbogo
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router"
 	"strings"
 	"testing"
 
@@ -52,7 +54,7 @@ func userInv(id string) *invocation.RPCInvocation {
 func port(ivk base.Invoker) string { return ivk.GetURL().Port }
 
 func TestAdapterSeed002(t *testing.T) {
-	lb := New(Options{})
+	lb := New(gray.Options{})
 	invs := seedInvokers(t, []int{9011, 9012, 9013, 9014}, nil)
 	for i := 0; i < 300; i++ {
 		if p := port(lb.Select(invs, userInv("10"))); p != "9012" {
@@ -79,7 +81,7 @@ func TestAdapterSeed002(t *testing.T) {
 }
 
 func TestAdapterCachedSelectDoesNotAllocate(t *testing.T) {
-	lb := New(Options{})
+	lb := New(gray.Options{})
 	if err := lb.SetRuleText("dubbo_provider", "requests:\n  - conditions: [{source: attachment, key: userId, operator: in, value: \"1,2,10\"}]\n  - percent: 10\n    hashKey: attachment:userId\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestAdapterCachedSelectDoesNotAllocate(t *testing.T) {
 }
 
 func TestAdapterRulesHotReload(t *testing.T) {
-	lb := New(Options{})
+	lb := New(gray.Options{})
 	invs := seedInvokers(t, []int{9011, 9012, 9013}, nil)
 	if p := port(lb.Select(invs, userInv("3333"))); p == "9012" {
 		t.Fatal("defaults: 3333 is normal")
@@ -143,7 +145,7 @@ func TestAdapterRulesHotReload(t *testing.T) {
 func TestAdapterRetryKeepsClassification(t *testing.T) {
 	// 50 % per request, no hash key: draws alternate 0 (gray), 9999 (normal),
 	// so only reuse of the first classification keeps a retry gray.
-	lb := New(Options{Rand: fixed(0, 9999)})
+	lb := New(gray.Options{Rand: fixed(0, 9999)})
 	if err := lb.SetRuleText("dubbo_provider", "requests:\n  - percent: 50\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestAdapterRetryKeepsClassification(t *testing.T) {
 	if _, d := lb.Explain(normals, inv); d.Branch != "gray-fallback" || !d.Retry {
 		t.Fatalf("exhausted gray pool, fallback normal: %+v", d)
 	}
-	lb2 := New(Options{})
+	lb2 := New(gray.Options{})
 	if err := lb2.SetRuleText("dubbo_provider", "fallback: fail\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func TestAdapterRetryKeepsClassification(t *testing.T) {
 	lb2.Select(invs, inv10)
 	ivk := lb2.Select(normals, inv10)
 	res := ivk.Invoke(context.Background(), inv10)
-	if !errors.Is(res.Error(), ErrNoGrayProvider) || !ivk.IsAvailable() || ivk.GetURL() == nil || ivk.GetURL().Key() == "" {
+	if !errors.Is(res.Error(), gray.ErrNoGrayProvider) || !ivk.IsAvailable() || ivk.GetURL() == nil || ivk.GetURL().Key() == "" {
 		t.Fatalf("fail invoker: %v", res.Error())
 	}
 	for _, n := range normals {
@@ -213,7 +215,7 @@ func TestAdapterTimestampOnlyFromProvider(t *testing.T) {
 }
 
 func TestAdapterLeastActiveReadsDubboStatus(t *testing.T) {
-	lb := New(Options{Delegate: DelegateLeastActive})
+	lb := New(gray.Options{Delegate: gray.DelegateLeastActive})
 	invs := seedInvokers(t, []int{9021, 9022, 9023}, nil)
 	for _, i := range []int{0, 2} {
 		base.BeginCount(invs[i].GetURL(), "testUser")
@@ -235,7 +237,7 @@ func TestAdapterLeastActiveReadsDubboStatus(t *testing.T) {
 }
 
 func TestAdapterGenericInvokeUsesRealMethodAndArguments(t *testing.T) {
-	lb := New(Options{})
+	lb := New(gray.Options{})
 	if err := lb.SetRuleText("dubbo_provider", "requests:\n  - conditions:\n      - {source: method, operator: \"=\", value: queryAll}\n      - {source: \"argument[0]\", operator: \"=\", value: \"vip\"}\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -243,5 +245,15 @@ func TestAdapterGenericInvokeUsesRealMethodAndArguments(t *testing.T) {
 	inv := invocation.NewRPCInvocation("$invoke", []any{"queryAll", []string{"java.lang.String"}, []any{"vip"}}, nil)
 	if _, d := lb.Explain(invs, inv); !d.Gray || d.Rule != 0 {
 		t.Fatalf("generic call not matched: %+v", d)
+	}
+}
+
+// fixed returns the given values in turn (each reduced modulo n).
+func fixed(vals ...uint64) router.Rand {
+	i := 0
+	return func(n uint64) uint64 {
+		v := vals[i%len(vals)]
+		i++
+		return v % n
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -122,6 +123,8 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 			res.Summary = "gray rule"
 		}
 	}
+	// Report in file order (rule-level findings without a line first).
+	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 	return res
 }
 

@@ -452,7 +452,7 @@ func readInput(sio Stdio, f string) (content, name string, err error) {
 	}
 	b, err := os.ReadFile(f)
 	if err != nil {
-		return "", f, fmt.Errorf("read rule: %w", err)
+		return "", f, fmt.Errorf("read input: %w", err)
 	}
 	return string(b), f, nil
 }

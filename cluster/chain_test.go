@@ -157,6 +157,24 @@ func TestGenericInvokeRoutesOnRealMethod(t *testing.T) {
 	}
 }
 
+// Java's condition router matches arguments[N] on the raw invocation
+// arguments (spec §5.3): for a generic $invoke, arguments[0] is the method
+// name, not the first real argument.
+func TestGenericInvokeMatchesRawArguments(t *testing.T) {
+	c := New(consumerURL("c"), Options{Name: iface})
+	c.SetInvokers([]base.Invoker{invoker(t, "127.0.0.1:20880", ""), invoker(t, "127.0.0.1:20881", "")})
+	rule := "force: true\nconditions:\n  - arguments[0] = queryByName => port = 20880\n  - arguments[0] = Go => port = 20881\n"
+	c.SetRule(SlotService, condRule(t, "k", rule))
+	inv := invocation.NewRPCInvocation("$invoke", []any{"queryByName", []string{"java.lang.String"}, []any{"Go"}}, nil)
+	if got := ports(c.Route(inv, nil)); got != "20880" {
+		t.Errorf("generic call routed on %s, want 20880 (arguments[0] is the method name)", got)
+	}
+	direct := invocation.NewRPCInvocation("queryByName", []any{"Go"}, nil)
+	if got := ports(c.Route(direct, nil)); got != "20881" {
+		t.Errorf("direct call routed on %s, want 20881", got)
+	}
+}
+
 func TestListNoProviderCarriesTrace(t *testing.T) {
 	c := New(consumerURL("demo-consumer1"), Options{Name: iface})
 	c.SetInvokers([]base.Invoker{invoker(t, "127.0.0.1:20882", "")})

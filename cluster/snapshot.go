@@ -111,26 +111,19 @@ func outcome(in, out *router.Set) Outcome {
 }
 
 // CallOf is the router view of a dubbo-go invocation: the method name as Java
-// sees it (generic $invoke resolved to the real method), the arguments, and
-// the invocation itself as the attachment source. It does not allocate.
+// sees it (generic $invoke resolved to the real method), the raw arguments,
+// and the invocation itself as the attachment source. It does not allocate.
+//
+// The arguments stay raw on purpose: Java's condition router reads
+// invocation.getArguments(), not RpcUtils.getArguments, so for a generic
+// $invoke arguments[0] is the method name and arguments[2] the argument
+// array (spec §5.3). Only the method name is resolved.
 func CallOf(inv base.Invocation) router.Call {
 	if inv == nil {
 		return router.Call{}
 	}
 	args := inv.Arguments()
-	m := inv.MethodName()
-	if m == "$invoke" || m == "$invokeAsync" {
-		if real := router.RealMethodName(m, args); real != m {
-			m = real
-			// Java routes generic calls on their real arguments.
-			if len(args) >= 3 {
-				if a, ok := args[2].([]any); ok {
-					args = a
-				}
-			}
-		}
-	}
-	return router.Call{Method: m, Args: args, Attachments: inv}
+	return router.Call{Method: router.RealMethodName(inv.MethodName(), args), Args: args, Attachments: inv}
 }
 
 // RouteSet runs the chain over the snapshot for one call and returns the

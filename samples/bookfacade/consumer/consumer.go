@@ -4,10 +4,13 @@
 //	GET /testUser?userId=7    queryByName as user 7 (attachment userId=7), like seed 002's controller
 //	GET /books                queryAll
 //	GET /books?name=Go        queryByName("Go")
+//	GET /explain?method=queryAll   how the call would be routed now (trace, gray decision), without calling
+//	GET /healthz              "ok"
 //
 // Every response names the provider port that served the call. A request may
-// carry a tag with ?tag=gray (attachment dubbo.tag) and &force=true
-// (dubbo.force.tag).
+// carry a tag with ?tag=gray (attachment dubbo.tag), &force=true
+// (dubbo.force.tag) and &userId=N (userId). The JSON shapes are in package
+// httpapi.
 package consumer
 
 import (
@@ -15,18 +18,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/client"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dglog "dubbo.apache.org/dubbo-go/v3/logger"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
 
 	_ "github.com/dubboroute/dubboroute/directory/memory"
-	_ "github.com/dubboroute/dubboroute/extension"
+	"github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
 )
 
@@ -151,13 +157,8 @@ func (c *Consumer) QueryByName(ctx context.Context, name string, at Attachments)
 	return book, nil
 }
 
-// Response is the JSON body of every HTTP endpoint.
-type Response struct {
-	Call  string      `json:"call"`
-	Port  int         `json:"port,omitempty"`
-	Books []*api.Book `json:"books,omitempty"`
-	Error string      `json:"error,omitempty"`
-}
+// Response is the JSON body of /testUser and /books.
+type Response = httpapi.Response
 
 // Handler serves /testUser and /books.
 func (c *Consumer) Handler() http.Handler {
@@ -183,7 +184,70 @@ func (c *Consumer) Handler() http.Handler {
 		bs, err := c.QueryAll(r.Context(), at)
 		c.reply(w, api.MethodQueryAll+"()", nil, bs, err)
 	})
+	mux.HandleFunc("/explain", func(w http.ResponseWriter, r *http.Request) {
+		method := r.URL.Query().Get("method")
+		if method == "" {
+			method = api.MethodQueryAll
+		}
+		var args []any
+		if method == api.MethodQueryByName {
+			args = []any{r.URL.Query().Get("name")}
+		}
+		ex := c.Explain(method, args, requestAttachments(r))
+		code := http.StatusOK
+		if ex.Error != "" {
+			code = http.StatusServiceUnavailable
+		}
+		writeJSON(w, code, ex)
+	})
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = w.Write([]byte("ok\n"))
+	})
 	return mux
+}
+
+// Explain routes a call on the consumer's current dubboroute snapshot
+// without invoking it: all known providers, the routed ones, the router
+// trace and, with loadbalance: gray, the gray balancer's decision.
+func (c *Consumer) Explain(method string, args []any, at Attachments) httpapi.Explain {
+	ex := httpapi.Explain{Consumer: c.opts.App, Method: method, Attachments: at, Providers: []string{}, Routed: []string{}}
+	b := extension.BindingFor(api.Interface, c.opts.App)
+	if b == nil {
+		ex.Error = "no dubboroute binding for " + api.Interface + " in " + c.opts.App + " (is the extension imported?)"
+		return ex
+	}
+	ex.ProviderApp = b.ProviderApp()
+	snap := b.Chain().Snapshot()
+	ex.Generation = snap.Generation
+	for _, ivk := range snap.Invokers {
+		ex.Providers = append(ex.Providers, ivk.GetURL().Location)
+	}
+	for _, ref := range snap.Rules {
+		if ref.Empty() {
+			continue
+		}
+		if ex.Rules == nil {
+			ex.Rules = map[string]string{}
+		}
+		ex.Rules[ref.Key] = ref.Version
+	}
+	atts := make(map[string]any, len(at))
+	for k, v := range at {
+		atts[k] = v
+	}
+	routed, tr := b.Explain(method, args, atts)
+	for _, ivk := range routed {
+		ex.Routed = append(ex.Routed, ivk.GetURL().Location)
+	}
+	ex.Trace, ex.TraceText = tr, tr.String()
+	if c.opts.LoadBalance == "gray" && len(routed) > 0 {
+		_, d := extension.GrayLoadBalance().Explain(routed, invocation.NewRPCInvocation(method, args, atts))
+		if js, err := json.Marshal(d); err == nil {
+			ex.Gray = js
+		}
+	}
+	sort.Strings(ex.Providers)
+	return ex
 }
 
 func requestAttachments(r *http.Request) Attachments {
@@ -206,12 +270,17 @@ func (c *Consumer) reply(w http.ResponseWriter, call string, b *api.Book, bs []*
 		writeJSON(w, http.StatusServiceUnavailable, Response{Call: call, Error: err.Error()})
 		return
 	}
-	resp := Response{Call: call, Books: bs}
 	if b != nil {
-		resp.Books = []*api.Book{b}
+		bs = []*api.Book{b}
 	}
-	if len(resp.Books) > 0 {
-		resp.Port = api.PortOf(resp.Books[0])
+	resp := Response{Call: call}
+	for _, b := range bs {
+		if b != nil {
+			resp.Books = append(resp.Books, httpapi.Book{Name: b.Name, Author: b.Author})
+		}
+	}
+	if len(bs) > 0 {
+		resp.Port = api.PortOf(bs[0])
 	}
 	writeJSON(w, http.StatusOK, resp)
 }

@@ -40,6 +40,11 @@ import (
 type Options struct {
 	// Port to listen on (dubbo protocol). Required.
 	Port int
+	// Host is the IP the provider listens on and registers (the host part of
+	// its URL in /dubbo/<interface>/providers). Empty: dubbo-go's choice,
+	// which listens on every interface and registers the first non-loopback
+	// IPv4 address (or $DUBBO_IP_TO_REGISTRY). Tests use 127.0.0.1.
+	Host string
 	// Registry is "memory://" or "zookeeper://host:port"; empty means no
 	// registry (direct-URL consumers only).
 	Registry string
@@ -131,9 +136,20 @@ func Start(opts Options) (*Provider, error) {
 	if opts.Ready <= 0 {
 		opts.Ready = 10 * time.Second
 	}
+	protoOpts := []protocol.ServerOption{protocol.WithDubbo(), protocol.WithPort(opts.Port)}
+	if opts.Host != "" {
+		protoOpts = append(protoOpts, protocol.WithIp(opts.Host))
+	}
 	insOpts := []dubbo.InstanceOption{
 		dubbo.WithName(opts.App),
-		dubbo.WithProtocol(protocol.WithDubbo(), protocol.WithPort(opts.Port)),
+		dubbo.WithProtocol(protoOpts...),
+	}
+	if opts.Host != "" {
+		// dubbo-go exports its MetadataService on the protocol port without
+		// an IP (a listener on every interface); a second listener on
+		// Host:Port would then fail to bind. Interface-level registration
+		// needs no MetadataService, so do not export one.
+		insOpts = append(insOpts, dubbo.WithRemoteMetadata())
 	}
 	if opts.LogLevel != "" {
 		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
@@ -183,7 +199,11 @@ func Start(opts Options) (*Provider, error) {
 
 func (p *Provider) waitReady() error {
 	deadline := time.Now().Add(p.opts.Ready)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(p.opts.Port))
+	host := p.opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(p.opts.Port))
 	for {
 		if err := p.Err(); err != nil {
 			return fmt.Errorf("bookfacade provider on port %d: serve: %w", p.opts.Port, err)

@@ -6,7 +6,14 @@
 //	go run ./samples/bookfacade/cmd/provider -port 20883 -registry zookeeper://127.0.0.1:2181 -tag gray
 //
 // -registry memory:// is accepted but only useful inside one process (see
-// cmd/demo).
+// cmd/demo). -host 127.0.0.1 makes the provider listen on and register that
+// address (default: dubbo-go's choice, the first non-loopback IPv4).
+//
+// Once exported (and registered) it prints one line to stdout,
+//
+//	READY <port> (<app>, registry <registry>, tag "<tag>", params map[...])
+//
+// and serves until SIGINT or SIGTERM, on which it unregisters and exits 0.
 package main
 
 import (
@@ -41,9 +48,10 @@ func main() {
 	app := flag.String("app", api.ProviderApp, "application name")
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
+	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Registry: *reg, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
+	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)

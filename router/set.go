@@ -278,25 +278,34 @@ func hashWords(w []uint64) uint64 {
 }
 
 // opTable is an insert-only open-addressing hash table from operation keys to
-// sets. Readers never lock: a slot's value is published before its key, so a
-// reader that sees the key sees the value. Writers hold Universe.mu.
+// sets that grows by doubling. Readers never lock: they load the current
+// table with one atomic read, and within a table a slot's value is published
+// before its key, so a reader that sees the key sees the value. Writers hold
+// Universe.mu; growing copies the entries into a table twice the size and
+// publishes it with one atomic store (readers of the old table still get
+// correct, if possibly stale-miss, answers). Starting small keeps the cost
+// of a universe with few distinct sets (most of them) to a few kilobytes.
 type opTable struct {
-	mask  uint64
-	keys  []atomic.Uint64
-	vals  []atomic.Pointer[Set]
-	used  int
-	limit int
+	cur   atomic.Pointer[opSlots]
+	limit int // most entries ever kept
 }
 
-func (t *opTable) init(capacity int) {
-	size := 16
-	for size < capacity*2 {
-		size <<= 1
-	}
-	t.mask = uint64(size - 1)
-	t.keys = make([]atomic.Uint64, size)
-	t.vals = make([]atomic.Pointer[Set], size)
-	t.limit = size / 2
+type opSlots struct {
+	mask uint64
+	keys []atomic.Uint64
+	vals []atomic.Pointer[Set]
+	used int
+}
+
+const opTableInitialSlots = 64
+
+func newOpSlots(size int) *opSlots {
+	return &opSlots{mask: uint64(size - 1), keys: make([]atomic.Uint64, size), vals: make([]atomic.Pointer[Set], size)}
+}
+
+func (t *opTable) init(limit int) {
+	t.limit = limit
+	t.cur.Store(newOpSlots(opTableInitialSlots))
 }
 
 func mix(k uint64) uint64 {
@@ -307,10 +316,11 @@ func mix(k uint64) uint64 {
 }
 
 func (t *opTable) get(key uint64) *Set {
-	for i := mix(key) & t.mask; ; i = (i + 1) & t.mask {
-		k := t.keys[i].Load()
+	sl := t.cur.Load()
+	for i := mix(key) & sl.mask; ; i = (i + 1) & sl.mask {
+		k := sl.keys[i].Load()
 		if k == key {
-			return t.vals[i].Load()
+			return sl.vals[i].Load()
 		}
 		if k == 0 {
 			return nil
@@ -318,19 +328,35 @@ func (t *opTable) get(key uint64) *Set {
 	}
 }
 
+// put adds an entry; callers hold Universe.mu.
 func (t *opTable) put(key uint64, s *Set) {
-	if t.used >= t.limit {
+	sl := t.cur.Load()
+	if sl.used >= t.limit {
 		return
 	}
-	for i := mix(key) & t.mask; ; i = (i + 1) & t.mask {
-		k := t.keys[i].Load()
+	if (sl.used+1)*2 > len(sl.keys) {
+		grown := newOpSlots(len(sl.keys) * 2)
+		for i := range sl.keys {
+			if k := sl.keys[i].Load(); k != 0 {
+				grown.insert(k, sl.vals[i].Load())
+			}
+		}
+		t.cur.Store(grown)
+		sl = grown
+	}
+	sl.insert(key, s)
+}
+
+func (sl *opSlots) insert(key uint64, s *Set) {
+	for i := mix(key) & sl.mask; ; i = (i + 1) & sl.mask {
+		k := sl.keys[i].Load()
 		if k == key {
 			return
 		}
 		if k == 0 {
-			t.vals[i].Store(s)
-			t.keys[i].Store(key)
-			t.used++
+			sl.vals[i].Store(s)
+			sl.keys[i].Store(key)
+			sl.used++
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package router
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -138,4 +139,39 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(buf[i:])
+}
+
+func TestOpTableGrowsAndKeepsEntries(t *testing.T) {
+	u := NewUniverse(256)
+	var sets []*Set
+	for i := 0; i < 200; i++ {
+		sets = append(sets, u.Of(i, i+1, 255))
+	}
+	want := map[[2]int]*Set{}
+	for i := 0; i+1 < len(sets); i++ {
+		want[[2]int{i, i + 1}] = u.And(sets[i], sets[i+1])
+	}
+	if got := len(u.ops.cur.Load().keys); got <= opTableInitialSlots {
+		t.Fatalf("table did not grow: %d slots", got)
+	}
+	for k, s := range want {
+		if u.And(sets[k[0]], sets[k[1]]) != s {
+			t.Fatalf("memo lost for %v", k)
+		}
+		if g := u.ops.get(opAnd<<56 | uint64(sets[k[0]].id)<<28 | uint64(sets[k[1]].id)); g != s {
+			t.Fatalf("entry %v not found after growth", k)
+		}
+	}
+}
+
+func TestSmallUniverseIsSmall(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	u := NewUniverse(10)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<10 {
+		t.Fatalf("a 10-provider universe allocated %d bytes", grew)
+	}
+	runtime.KeepAlive(u)
 }

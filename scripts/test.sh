@@ -19,7 +19,7 @@ bash scripts/lint.sh
 # while earlier instances' goroutines log, which -race reports inside
 # dubbo-go. Everything of ours runs under -race, and so do the integration
 # tests, whose dubbo-go processes (built with -race) each create one instance.
-NORACE_PKGS=(./extension)
+NORACE_PKGS=(./extension ./integration/bench/rpc ./integration/bench/rpcbase)
 mapfile -t race_pkgs < <(go list ./... | grep -v -x -F -f <(for p in "${NORACE_PKGS[@]}"; do go list "$p"; done))
 
 log "go test -race (${#race_pkgs[@]} packages)"

@@ -274,6 +274,14 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 		}
 	}
 	if len(t.Addresses) == 0 && !t.MatchSet {
+		if r.matchEnabled() {
+			// Java 3.3's TagRouterRule.init runs the match of every tag
+			// without addresses in a v3.0 rule and throws a
+			// NullPointerException on a missing match; TagStateRouter.process
+			// logs it and keeps the previous rule. Found by the differential
+			// oracle (integration/interop).
+			return Tag{}, fmt.Errorf("%s: a v3.0 tag needs addresses or match (Java rejects the whole rule: NullPointerException in TagRouterRule.init)", where)
+		}
 		r.warn(n.Line, "tag %q has neither addresses nor match: it is not part of the dynamic rule", t.Name)
 	}
 	return t, nil

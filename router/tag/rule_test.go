@@ -209,3 +209,26 @@ func TestStringMatchTable(t *testing.T) {
 		t.Fatal("a ParamMatch without value must be false")
 	}
 }
+
+// TestV30TagWithoutAddressesOrMatchIsRejected: Java 3.3's TagRouterRule.init
+// throws a NullPointerException for a tag without addresses and without match
+// in a v3.0 rule, so the whole rule is rejected (the previous one stays);
+// other versions ignore such a tag. Found by integration/interop's oracle.
+func TestV30TagWithoutAddressesOrMatchIsRejected(t *testing.T) {
+	for _, tc := range []struct {
+		rule   string
+		reject bool
+	}{
+		{"configVersion: v3.0\ntags:\n  - name: gray\n  - name: blue\n    addresses: [\"10.0.0.1\"]\n", true},
+		{"configVersion: v3.0\ntags:\n  - name: gray\n    addresses: []\n", true},
+		{"configVersion: v3.0\ntags:\n  - name: gray\n    match:\n", true},
+		{"configVersion: v3.0\ntags:\n  - name: gray\n    match: []\n", false},
+		{"configVersion: v3.1\ntags:\n  - name: gray\n  - name: blue\n    addresses: [\"10.0.0.1\"]\n", false},
+		{"tags:\n  - name: gray\n    addresses: []\n", false},
+	} {
+		_, err := ParseRule(tc.rule)
+		if (err != nil) != tc.reject {
+			t.Errorf("ParseRule(%q): err = %v, want rejected %v", tc.rule, err, tc.reject)
+		}
+	}
+}

@@ -41,14 +41,23 @@ done
 ZK=127.0.0.1:$ZKPORT
 echo "e2e: ZooKeeper on $ZK, providers on $P1 (untagged, status=gray) and $P2 (dubbo.tag=gray)"
 
-"$run" provider --zk "$ZK" --port "$P1" --app demo-provider --param status=gray >"$work/p1.out" 2>"$work/p1.err" &
+# Network rule: traffic only to loopback. Java refuses to register 127.x by itself; --register-host makes
+# RegisterHostCustomizer rewrite the registered host (the server binds 0.0.0.0).
+"$run" provider --zk "$ZK" --port "$P1" --app demo-provider --register-host 127.0.0.1 --param status=gray >"$work/p1.out" 2>"$work/p1.err" &
 pids+=($!)
-"$run" provider --zk "$ZK" --port "$P2" --app demo-provider --tag gray >"$work/p2.out" 2>"$work/p2.err" &
+"$run" provider --zk "$ZK" --port "$P2" --app demo-provider --register-host 127.0.0.1 --tag gray >"$work/p2.out" 2>"$work/p2.err" &
 pids+=($!)
 for _ in $(seq 1 120); do
   grep -q READY "$work/p1.out" && grep -q READY "$work/p2.out" && break; sleep 0.5
 done
 grep -q READY "$work/p1.out" && grep -q READY "$work/p2.out" || { echo "e2e: providers not ready" >&2; tail -20 "$work"/p*.err >&2; exit 1; }
+
+# Raw registry read: both providers registered dubbo://127.0.0.1:<port>/..., nothing else.
+regs=$("$run" zkrule --zk "$ZK" --ls /dubbo/com.muke.dubbocourse.common.api.BookFacade/providers 2>>"$work/zkrule.err")
+echo "$regs" | sed 's/?.*//' | sed 's/^/e2e: registered /'
+want=$(printf 'dubbo://127.0.0.1:%s/\ndubbo://127.0.0.1:%s/\n' "$P1" "$P2" | sort)
+got=$(echo "$regs" | sed -E 's#^(dubbo://[^/]*/).*#\1#' | sort)
+[[ "$got" == "$want" ]] || { echo "e2e: FAIL registered addresses: want $want, got $got" >&2; exit 1; }
 
 fail=0
 # expect NAME WANT consumer-args...   WANT = a port every call must be served by, or "none" (every call fails)

@@ -18,8 +18,10 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
  *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
- *   [--host a.b.c.d (not 127.x)] [--version 1.0.0] [--group g] [--log warning]
+ *   [--host a.b.c.d (not 127.x)] [--register-host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
  * </pre>
+ * {@code --register-host} registers that host instead of the bound one (see {@link RegisterHostCustomizer}):
+ * the only way to make a Java provider register 127.0.0.1.
  * Prints "READY &lt;port&gt;" on stdout once the service is exported and registered; runs until killed.
  */
 public final class BookProvider {
@@ -52,6 +54,9 @@ public final class BookProvider {
         // Java Dubbo never registers a 127.x address (NetUtils.isInvalidLocalHost; DUBBO_IP_TO_REGISTRY=127.0.0.1
         // is rejected too): without --host it binds 0.0.0.0 and registers the first non-loopback address.
         String host = args.get("host", null);
+        if (args.has("register-host")) {
+            System.setProperty(RegisterHostCustomizer.PROPERTY, args.require("register-host"));
+        }
         Map<String, String> params = args.pairs("param");
 
         ApplicationConfig application = new ApplicationConfig(app);

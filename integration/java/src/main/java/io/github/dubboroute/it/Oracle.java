@@ -53,6 +53,7 @@ import org.apache.dubbo.rpc.cluster.router.state.StateRouter;
 import org.apache.dubbo.rpc.cluster.router.state.StateRouterFactory;
 import org.apache.dubbo.rpc.cluster.router.state.TailStateRouter;
 import org.apache.dubbo.rpc.cluster.router.tag.TagStateRouter;
+import org.apache.dubbo.rpc.cluster.router.tag.model.TagRouterRule;
 import org.apache.dubbo.rpc.cluster.router.tag.model.TagRuleParser;
 import org.apache.dubbo.rpc.model.ApplicationModel;
 import org.apache.dubbo.rpc.model.FrameworkModel;
@@ -224,6 +225,18 @@ public final class Oracle {
         MemoryDynamicConfiguration config = new MemoryDynamicConfiguration();
         module.modelEnvironment().setDynamicConfiguration(config);
 
+        // Providers, as interface-level registry discovery hands them to the directory.
+        URL consumerForProviders = removeProviderFirstParams(consumer);
+        List<Invoker<Object>> invokerList = new ArrayList<>();
+        JsonArray providers = c.has("providers") ? c.getAsJsonArray("providers") : new JsonArray();
+        for (int i = 0; i < providers.size(); i++) {
+            JsonObject p = providers.get(i).getAsJsonObject();
+            URL raw = URL.valueOf(str(p, "url")).removeParameters("timestamp", "pid");
+            URL url = new DubboServiceAddressURL(raw.getUrlAddress(), raw.getUrlParam(), consumerForProviders, null);
+            invokerList.add(new CaseInvoker(str(p, "id"), i, url));
+        }
+        BitList<Invoker<Object>> invokers = new BitList<>(invokerList);
+
         JsonArray rejected = new JsonArray();
         List<KeyedRule> keyed = new ArrayList<>();
         List<StateRouter<Object>> single = new ArrayList<>();
@@ -240,7 +253,7 @@ public final class Oracle {
                     boolean first = keyed.stream().noneMatch(k -> k.key.equals(key));
                     String err = content == null || (first && content.isEmpty())
                             ? null
-                            : validateKeyed(key, content, consumer);
+                            : validateKeyed(key, content, consumer, invokers);
                     if (err != null) {
                         rejected.add(rejection(i, err));
                     }
@@ -275,17 +288,6 @@ public final class Oracle {
             }
         }
 
-        // Providers, as interface-level registry discovery hands them to the directory.
-        URL consumerForProviders = removeProviderFirstParams(consumer);
-        List<Invoker<Object>> invokerList = new ArrayList<>();
-        JsonArray providers = c.has("providers") ? c.getAsJsonArray("providers") : new JsonArray();
-        for (int i = 0; i < providers.size(); i++) {
-            JsonObject p = providers.get(i).getAsJsonObject();
-            URL raw = URL.valueOf(str(p, "url")).removeParameters("timestamp", "pid");
-            URL url = new DubboServiceAddressURL(raw.getUrlAddress(), raw.getUrlParam(), consumerForProviders, null);
-            invokerList.add(new CaseInvoker(str(p, "id"), i, url));
-        }
-        BitList<Invoker<Object>> invokers = new BitList<>(invokerList);
 
         RpcInvocation invocation = buildInvocation(c.has("invocation") ? c.getAsJsonObject("invocation") : null, consumer);
 
@@ -363,7 +365,7 @@ public final class Oracle {
      * logs and ignores ("will not take effect"). Only the report comes from here; the routing itself uses the
      * routers' own processing of the same text (which ignores the rule in the same way).
      */
-    private String validateKeyed(String key, String content, URL consumer) {
+    private String validateKeyed(String key, String content, URL consumer, BitList<Invoker<Object>> invokers) {
         try {
             if (key.endsWith(CONDITION_SUFFIX)) {
                 // ListenableStateRouter.process: parse, then generateConditions builds one router per condition.
@@ -384,7 +386,15 @@ public final class Oracle {
                     }
                 }
             } else if (key.endsWith(TAG_SUFFIX)) {
-                TagRuleParser.parse(content); // TagStateRouter.process: parse (init cannot fail on a parsed rule)
+                // TagStateRouter.process parses the rule and runs rule.init(router) with the router's current
+                // invokers; an exception in either is logged and the rule does not take effect. init can throw:
+                // a v3.0 rule with a tag that has neither addresses nor match fails with a NullPointerException.
+                TagRouterRule rule = TagRuleParser.parse(content);
+                TagStateRouter<Object> probe = new TagStateRouter<>(consumer);
+                Field f = TagStateRouter.class.getDeclaredField("invokers");
+                f.setAccessible(true);
+                f.set(probe, invokers);
+                rule.init(probe);
             }
             return null;
         } catch (Throwable t) {

@@ -20,7 +20,10 @@ import org.apache.zookeeper.ZooKeeper;
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.ZkRule --zk 127.0.0.1:2191 --key K --content "..."
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.ZkRule --zk 127.0.0.1:2191 --key K --get
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.ZkRule --zk 127.0.0.1:2191 --key K --delete
+ * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.ZkRule --zk 127.0.0.1:2191 --ls /dubbo/IFACE/providers
  * </pre>
+ * {@code --ls PATH} prints the children of any node, URL-decoded, one per line (a raw registry read: what
+ * providers really registered).
  */
 public final class ZkRule {
     private ZkRule() {}
@@ -28,7 +31,9 @@ public final class ZkRule {
     public static void main(String[] argv) throws Exception {
         Args args = new Args(argv, "get", "delete");
         String zkAddr = args.require("zk").replace("zookeeper://", "");
-        String path = args.get("root", "/dubbo/config") + "/" + args.get("group", "dubbo") + "/" + args.require("key");
+        String path = args.has("ls")
+                ? args.require("ls")
+                : args.get("root", "/dubbo/config") + "/" + args.get("group", "dubbo") + "/" + args.require("key");
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper zk = new ZooKeeper(zkAddr, 10000, e -> {
             if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
@@ -40,7 +45,11 @@ public final class ZkRule {
                 System.err.println("ZkRule: cannot connect to ZooKeeper at " + zkAddr);
                 System.exit(1);
             }
-            if (args.has("get")) {
+            if (args.has("ls")) {
+                for (String child : zk.getChildren(path, false)) {
+                    System.out.println(java.net.URLDecoder.decode(child, StandardCharsets.UTF_8));
+                }
+            } else if (args.has("get")) {
                 System.out.print(new String(zk.getData(path, false, null), StandardCharsets.UTF_8));
             } else if (args.has("delete")) {
                 try {

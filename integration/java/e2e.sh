@@ -43,7 +43,9 @@ echo "e2e: ZooKeeper on $ZK, providers on $P1 (untagged, status=gray) and $P2 (d
 
 # Network rule: traffic only to loopback. Java refuses to register 127.x by itself; --register-host makes
 # RegisterHostCustomizer rewrite the registered host (the server binds 0.0.0.0).
-"$run" provider --zk "$ZK" --port "$P1" --app demo-provider --register-host 127.0.0.1 --param status=gray >"$work/p1.out" 2>"$work/p1.err" &
+# P1 registers 127.0.0.2 (still loopback) so that a CIDR tag address can single it out: Java matches no
+# other IPv4 address pattern against a loopback host (NetUtils.isValidV4Address; see the scenario below).
+"$run" provider --zk "$ZK" --port "$P1" --app demo-provider --register-host 127.0.0.2 --param status=gray >"$work/p1.out" 2>"$work/p1.err" &
 pids+=($!)
 "$run" provider --zk "$ZK" --port "$P2" --app demo-provider --register-host 127.0.0.1 --tag gray >"$work/p2.out" 2>"$work/p2.err" &
 pids+=($!)
@@ -55,7 +57,7 @@ grep -q READY "$work/p1.out" && grep -q READY "$work/p2.out" || { echo "e2e: pro
 # Raw registry read: both providers registered dubbo://127.0.0.1:<port>/..., nothing else.
 regs=$("$run" zkrule --zk "$ZK" --ls /dubbo/com.muke.dubbocourse.common.api.BookFacade/providers 2>>"$work/zkrule.err")
 echo "$regs" | sed 's/?.*//' | sed 's/^/e2e: registered /'
-want=$(printf 'dubbo://127.0.0.1:%s/\ndubbo://127.0.0.1:%s/\n' "$P1" "$P2" | sort)
+want=$(printf 'dubbo://127.0.0.2:%s/\ndubbo://127.0.0.1:%s/\n' "$P1" "$P2" | sort)
 got=$(echo "$regs" | sed -E 's#^(dubbo://[^/]*/).*#\1#' | sort)
 [[ "$got" == "$want" ]] || { echo "e2e: FAIL registered addresses: want $want, got $got" >&2; exit 1; }
 
@@ -85,9 +87,13 @@ expect "service rule: queryAll unaffected" "$P1" --method queryAll
 expect "service rule: queryByName blacklisted" none --method queryByName --arg Go
 rule --key "$SVC" --delete
 
-rule --key demo-provider.tag-router --content $'force: false\nenabled: true\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: ["0.0.0.0:'"$P1"$'"]\n'
-expect "dynamic tag rule: gray -> address on port $P1" "$P1" --attach dubbo.tag=gray
+rule --key demo-provider.tag-router --content $'force: false\nenabled: true\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: ["127.0.0.2/32"]\n'
+expect "dynamic tag rule: gray -> 127.0.0.2/32 ($P1)" "$P1" --attach dubbo.tag=gray
 expect "dynamic tag rule: no tag -> nobody left" none
+# Java quirk: on a loopback provider host every IPv4 pattern but *, *.*.*.* and CIDR throws (logged, no match),
+# so 0.0.0.0:<port> claims nothing and untagged requests still reach P1.
+rule --key demo-provider.tag-router --content $'force: false\nenabled: true\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: ["0.0.0.0:'"$P1"$'"]\n'
+expect "dynamic tag rule 0.0.0.0:$P1 on loopback hosts: claims nothing" "$P1"
 rule --key demo-provider.tag-router --delete
 
 # The tag router runs first (an untagged request keeps only the untagged provider, which has status=gray),

@@ -6,6 +6,8 @@
 //	GET /books?name=Go        queryByName("Go")
 //	GET /explain?method=queryAll   how the call would be routed now (trace, gray decision), without calling
 //	GET /healthz              "ok"
+//	GET /load?method=queryAll&calls=1000&rate=500   calls made in the consumer, with a summary (load.go)
+//	GET /debug/goroutines     the goroutine count
 //
 // Every response names the provider port that served the call. A request may
 // carry a tag with ?tag=gray (attachment dubbo.tag), &force=true
@@ -200,6 +202,8 @@ func (c *Consumer) Handler() http.Handler {
 		}
 		writeJSON(w, code, ex)
 	})
+	mux.HandleFunc("/load", c.serveLoad)
+	mux.HandleFunc("/debug/goroutines", serveGoroutines)
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("ok\n"))
 	})

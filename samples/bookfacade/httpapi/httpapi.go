@@ -11,6 +11,8 @@
 //	GET /books?name=X[&tag=...]                  queryByName(X) -> Response
 //	GET /explain?method=M[&tag=T&force=true&userId=N]  route without calling -> Explain
 //	GET /healthz                                 200 "ok" once the consumer is built
+//	GET /load?method=M&calls=N&rate=R...         calls made inside the consumer -> Load
+//	GET /debug/goroutines[?stacks=1]             goroutine count -> Goroutines (stacks: text)
 //
 // tag sets the attachment dubbo.tag, force sets dubbo.force.tag, userId
 // sets userId.
@@ -69,4 +71,66 @@ type Explain struct {
 	Gray json.RawMessage `json:"gray,omitempty"`
 	// Error is set when nothing could be explained (no binding yet).
 	Error string `json:"error,omitempty"`
+}
+
+// Load is the JSON body of /load: a run of calls made inside the consumer
+// process (so a test can drive hundreds of calls per second without an HTTP
+// round trip per call), with the serving port of every call and the routing
+// snapshot it ran against.
+//
+//	GET /load?method=M[&name=X&userId=N&tag=T&force=true]
+//	         [&calls=N][&duration=D][&rate=R][&concurrency=C][&results=1]
+//
+// method is queryAll (default), queryByName or testUser (queryByName as
+// user N); the run stops after calls calls or duration (a Go duration),
+// whichever comes first (neither: 100 calls); rate paces the calls open-loop
+// at R per second (0 or absent: as fast as the workers go); concurrency is
+// the number of workers (default 8); results=1 lists every call.
+type Load struct {
+	// Call is the RPC method.
+	Call string `json:"call"`
+	// Started is when the run began (Unix nanoseconds, the consumer's
+	// clock); Seconds how long it took; Rate the achieved calls per second.
+	Started int64   `json:"started"`
+	Seconds float64 `json:"seconds"`
+	Rate    float64 `json:"rate"`
+	// Calls were made, Failed of them returned an error.
+	Calls  int `json:"calls"`
+	Failed int `json:"failed"`
+	// Ports counts the successful calls per serving port.
+	Ports map[int]int `json:"ports"`
+	// Errors counts the failures per error text (truncated).
+	Errors map[string]int `json:"errors,omitempty"`
+	// Routed maps every snapshot generation a call saw (before or after it)
+	// to the ports that snapshot routes the call to (dubboroute's chain,
+	// before the load balancer).
+	Routed map[uint64][]int `json:"routed,omitempty"`
+	// Results lists every call in the order they ended (results=1 only).
+	Results []LoadCall `json:"results,omitempty"`
+	// Error is set when the request was invalid (HTTP 400).
+	Error string `json:"error,omitempty"`
+}
+
+// LoadCall is one call of a /load run.
+type LoadCall struct {
+	// Port served the call; 0 when it failed.
+	Port   int  `json:"p"`
+	Failed bool `json:"f,omitempty"`
+	// Gen0 and Gen1 are the routing snapshot generations read just before
+	// and just after the call: when equal, the call was routed on that
+	// snapshot.
+	Gen0 uint64 `json:"g0"`
+	Gen1 uint64 `json:"g1"`
+	// At is when the call began and Took how long it took, in microseconds
+	// since Load.Started.
+	At   int64 `json:"at"`
+	Took int64 `json:"took"`
+	// Error is the failure (truncated).
+	Error string `json:"e,omitempty"`
+}
+
+// Goroutines is the JSON body of /debug/goroutines (with ?stacks=1 the
+// endpoint answers the goroutine stacks as text instead).
+type Goroutines struct {
+	Count int `json:"goroutines"`
 }

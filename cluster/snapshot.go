@@ -52,6 +52,9 @@ func build(gen uint64, invokers []base.Invoker, urls []*router.URL, consumer *ro
 	s.mockOnly = u.Build(func(i int) bool { return urls[i] != nil && urls[i].Protocol == "mock" })
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
 	s.tag = tag.Compile(rules[SlotTag].Tag, u, consumer, urls)
+	// The condition rules share one provider index, so a then-part key they
+	// have in common (e.g. region) is read from the provider URLs once.
+	opt.Index = condition.NewProviderIndex(u, urls)
 	compile := func(r *condition.Rule) *condition.Compiled {
 		if r == nil {
 			return nil

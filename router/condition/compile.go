@@ -8,6 +8,11 @@ import (
 type CompileOptions struct {
 	// Rand draws v3.1 destinations; nil means router.DefaultRand.
 	Rand router.Rand
+	// Index, when made by NewProviderIndex for the same universe and
+	// provider slice, is used (and filled) instead of a private one, so
+	// that rules compiled against one snapshot read each key once. Compile
+	// ignores an index made for another snapshot.
+	Index *ProviderIndex
 }
 
 // Compiled is a rule compiled against one consumer URL and one provider
@@ -57,9 +62,9 @@ type callTerm struct {
 // Compile compiles r for one consumer and one provider snapshot:
 // providers[i] is member i of u. A nil consumer or provider is treated as a
 // URL without any field; providers beyond u.Size() are ignored and members
-// without a provider match nothing. It scans every provider once per
-// then-part; it is meant to run off the hot path, on every rule or address
-// change.
+// without a provider match nothing. It reads every provider once per
+// distinct then-part key (see thenIndex); it is meant to run off the hot
+// path, on every rule or address change.
 func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*router.URL, opt CompileOptions) *Compiled {
 	c := &Compiled{rule: r, u: u, rand: opt.Rand, enabled: r.Enabled, force: r.Force, v31: r.Version == V31}
 	if c.rand == nil {
@@ -68,12 +73,11 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 	if consumer == nil {
 		consumer = &router.URL{}
 	}
-	provider := func(i int) *router.URL {
-		if i < len(providers) && providers[i] != nil {
-			return providers[i]
-		}
-		return nil
+	pi := opt.Index
+	if pi == nil || !pi.indexes(u, providers) {
+		pi = NewProviderIndex(u, providers)
 	}
+	x := &thenIndex{ProviderIndex: pi}
 	for _, cond := range r.Conditions {
 		cc := compiledCond{index: cond.Index, text: cond.Text, whenStatic: true}
 		if cond.When != nil {
@@ -94,12 +98,12 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 		}
 		if c.v31 {
 			for _, tg := range cond.Targets {
-				cc.targets = append(cc.targets, compiledTarget{weight: tg.Weight, set: thenSet(u, tg.Then, true, consumer, provider)})
+				cc.targets = append(cc.targets, compiledTarget{weight: tg.Weight, set: thenSet(x, tg.Then, true, consumer)})
 			}
 		} else if cond.Then == nil {
 			cc.blacklist = true
 		} else {
-			cc.then = thenSet(u, cond.Then, false, consumer, provider)
+			cc.then = thenSet(x, cond.Then, false, consumer)
 		}
 		c.conds = append(c.conds, cc)
 	}
@@ -120,46 +124,19 @@ func compilePatterns(vs []string, ref *router.URL) []pattern {
 // thenSet is the set of providers whose own URL matches the part, with $x
 // resolved against the consumer. In v3.0 a part without keys matches no
 // provider; in v3.1 (and for a nil part there) it matches every provider.
-func thenSet(u *router.Universe, p *Part, v31 bool, consumer *router.URL, provider func(int) *router.URL) *router.Set {
+func thenSet(x *thenIndex, p *Part, v31 bool, consumer *router.URL) *router.Set {
 	if p == nil || len(p.Terms) == 0 {
 		if v31 {
-			return u.All()
+			return x.u.All()
 		}
-		return u.None()
+		return x.u.None()
 	}
-	type term struct {
-		kind            keyKind
-		key             string
-		match, mismatch []pattern
-	}
-	terms := make([]term, len(p.Terms))
+	terms := make([]thenTerm, len(p.Terms))
 	for i, t := range p.Terms {
 		kind, _, _ := classifyKey(t.Key)
-		terms[i] = term{kind: kind, key: t.Key, match: compilePatterns(t.Match, consumer), mismatch: compilePatterns(t.Mismatch, consumer)}
+		terms[i] = thenTerm{kind: kind, key: t.Key, match: compilePatterns(t.Match, consumer), mismatch: compilePatterns(t.Mismatch, consumer)}
 	}
-	return u.Build(func(i int) bool {
-		pu := provider(i)
-		if pu == nil {
-			return false
-		}
-		for j := range terms {
-			t := &terms[j]
-			var v string
-			var ok bool
-			switch t.kind {
-			case keyArgument, keyAttachment, keySentinel:
-				// No invocation in a then-part: Java's matcher fails and
-				// yields the sentinel.
-				v, ok = NotFoundValue, true
-			default:
-				v, ok = pu.Get(t.key)
-			}
-			if !matchValues(v, ok, t.match, t.mismatch, false) {
-				return false
-			}
-		}
-		return true
-	})
+	return x.part(terms)
 }
 
 // Rule returns the rule c was compiled from.

@@ -3,6 +3,7 @@ package tag
 import (
 	"fmt"
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -47,8 +48,9 @@ type Set = router.Set
 // Compile precomputes the pools of one (rule, providers, consumer) triple.
 // providers[i] is member i of u; nil entries count as untagged providers
 // without an address. rule == nil (no rule, or it was deleted) and a rule
-// that is not Usable give static routing. Compile scans the providers once
-// per address pattern and never fails.
+// that is not Usable give static routing. Compile reads the providers once
+// (plus once per wildcard, range or CIDR address pattern, see addrIndex) and
+// never fails.
 func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*router.URL) *Compiled {
 	c := &Compiled{u: u, rule: rule, static: map[string]*Set{}}
 	if consumer != nil {
@@ -62,48 +64,41 @@ func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*
 		}
 		return nil
 	}
-	staticTag := func(i int) string {
-		if p := provider(i); p != nil {
-			return p.Params[TagKey]
-		}
-		return ""
+	// One pass over the providers for the static tags and, when a dynamic
+	// rule will need them, the hosts: their URLs are scattered in memory, so
+	// at scale every first read of one is a cache miss.
+	usable := rule.Usable()
+	var idx *addrIndex
+	if usable {
+		idx = newAddrIndex(n)
 	}
-	c.untagged = u.Build(func(i int) bool { return staticTag(i) == "" })
+	untagged := make([]int, 0, n)
 	members := map[string][]int{}
 	for i := 0; i < n; i++ {
-		if t := staticTag(i); t != "" {
+		var t string
+		if p := provider(i); p != nil {
+			t = p.Params[TagKey]
+			if idx != nil {
+				idx.add(i, p)
+			}
+		}
+		if t == "" {
+			untagged = append(untagged, i)
+		} else {
 			members[t] = append(members[t], i)
 		}
 	}
-	for t, idx := range members {
-		c.static[t] = u.Of(idx...)
+	c.untagged = u.Of(untagged...)
+	for t, m := range members {
+		c.static[t] = u.Of(m...)
 	}
 	c.claimed, c.failover = u.None(), c.untagged
-	if !rule.Usable() {
+	if !usable {
 		return c
 	}
 	c.dynamic, c.ruleForce = true, rule.Force
 
-	// Parse every provider host once.
-	addrs := make([]netip.Addr, n)
-	ports := make([]int, n)
-	for i := 0; i < n; i++ {
-		if p := provider(i); p != nil {
-			h := strings.TrimSuffix(strings.TrimPrefix(p.Host, "["), "]")
-			addrs[i], _ = netip.ParseAddr(h) // invalid: matches only "*"
-			ports[i] = p.Port
-		}
-	}
-	matching := func(pats []router.AddressPattern) *Set {
-		return u.Build(func(i int) bool {
-			for _, p := range pats {
-				if p.IsAny() || p.MatchAddr(addrs[i], ports[i]) {
-					return true
-				}
-			}
-			return false
-		})
-	}
+	matching := func(pats []router.AddressPattern) *Set { return idx.matching(u, pats) }
 	c.dyn = map[string]*Set{}
 	// Java (TagRouterRule.init): tags with addresses first, in order, the
 	// last duplicate name winning; then, for v3.0 rules with providers,
@@ -150,6 +145,187 @@ func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*
 	}
 	c.failover = u.AndNot(c.untagged, c.claimed)
 	return c
+}
+
+// addrIndex finds the providers an address pattern matches. Testing every
+// provider against every pattern is O(providers × patterns), and rules list
+// addresses by the hundred (a gray pool of 20 % of a fleet, or a match tag's
+// members, which Java turns into one host:port pattern each). A literal
+// pattern can only match providers whose host is that address, so those
+// are looked up; "0.0.0.0:port" can only match providers on that port.
+// Candidates found that way are still confirmed with MatchAddr, so the index
+// only has to be complete, never exact. Other patterns (wildcards, ranges,
+// CIDR, hostnames) scan every provider.
+type addrIndex struct {
+	n     int
+	addrs []netip.Addr // parsed host; invalid: matches only "*"
+	ports []int
+
+	// Built at the first literal pattern that needs them (building costs
+	// about as much as scanning for one or two patterns). Providers sharing
+	// a host (or a port) are chained through next, head first, rather than
+	// kept in a slice per host: one allocation instead of one per provider.
+	byV4   map[uint32]int32     // IPv4 host -> first provider (hashes faster than netip.Addr)
+	byV6   map[netip.Addr]int32 // other hosts as MatchAddr compares them (unmapped, no zone)
+	nextA  []int32              // next provider with the same host, -1 at the end
+	byPort map[int]int32
+	nextP  []int32 // next provider with the same port, -1 at the end
+
+	match []int // scratch: the members of one pattern list
+}
+
+// newAddrIndex makes the index of n providers; add fills it.
+func newAddrIndex(n int) *addrIndex {
+	return &addrIndex{n: n, addrs: make([]netip.Addr, n), ports: make([]int, n)}
+}
+
+// add records provider i's host and port.
+func (x *addrIndex) add(i int, p *router.URL) {
+	h := strings.TrimSuffix(strings.TrimPrefix(p.Host, "["), "]")
+	x.addrs[i], _ = netip.ParseAddr(h) // invalid: matches only "*"
+	x.ports[i] = p.Port
+}
+
+func v4Key(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// byAddr is the chain of the providers whose host is a (unmapped, no zone).
+func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
+	if x.nextA == nil {
+		x.byV4, x.byV6 = make(map[uint32]int32, x.n), map[netip.Addr]int32{}
+		x.nextA = make([]int32, x.n)
+		// Backwards, so that each chain lists its providers in ascending order.
+		for i := x.n - 1; i >= 0; i-- {
+			x.nextA[i] = -1
+			h := x.addrs[i]
+			if !h.IsValid() {
+				continue
+			}
+			if h = h.Unmap().WithZone(""); h.Is4() {
+				k := v4Key(h)
+				if first, ok := x.byV4[k]; ok {
+					x.nextA[i] = first
+				}
+				x.byV4[k] = int32(i)
+			} else {
+				if first, ok := x.byV6[h]; ok {
+					x.nextA[i] = first
+				}
+				x.byV6[h] = int32(i)
+			}
+		}
+	}
+	var ok bool
+	if a.Is4() {
+		head, ok = x.byV4[v4Key(a)]
+	} else {
+		head, ok = x.byV6[a]
+	}
+	if !ok {
+		return -1, nil
+	}
+	return head, x.nextA
+}
+
+// byPortChain is the chain of the providers with a valid host on port.
+func (x *addrIndex) byPortChain(port int) (head int32, next []int32) {
+	if x.nextP == nil {
+		x.byPort = map[int]int32{}
+		x.nextP = make([]int32, x.n)
+		for i := x.n - 1; i >= 0; i-- {
+			x.nextP[i] = -1
+			if !x.addrs[i].IsValid() {
+				continue
+			}
+			if first, ok := x.byPort[x.ports[i]]; ok {
+				x.nextP[i] = first
+			}
+			x.byPort[x.ports[i]] = int32(i)
+		}
+	}
+	head, ok := x.byPort[port]
+	if !ok {
+		return -1, nil
+	}
+	return head, x.nextP
+}
+
+// matching is the set of providers matching any of pats.
+func (x *addrIndex) matching(u *router.Universe, pats []router.AddressPattern) *Set {
+	x.match = x.match[:0]
+	for _, p := range pats {
+		if p.IsAny() {
+			return u.Build(func(int) bool { return true }) // every member, with or without a provider
+		}
+		head, next, indexed := x.candidates(p.String())
+		if !indexed {
+			for i := 0; i < x.n; i++ {
+				if p.MatchAddr(x.addrs[i], x.ports[i]) {
+					x.match = append(x.match, i)
+				}
+			}
+			continue
+		}
+		for i := head; i >= 0; i = next[i] {
+			if p.MatchAddr(x.addrs[i], x.ports[i]) {
+				x.match = append(x.match, int(i))
+			}
+		}
+	}
+	return u.Of(x.match...)
+}
+
+// candidates returns the chain of every provider a pattern can match
+// (head, then next[head], ... up to -1) when its text is an IP literal
+// ("10.0.0.3", "10.0.0.3:20880", "fe80::1", "[fe80::1]", "[fe80::1]:20880")
+// or "0.0.0.0:port"; indexed is false for any other pattern. For those texts
+// router.ParseAddressPatternWith reads the host as that literal and nothing
+// else (the other family's reading fails, and no resolver is asked), so a
+// match needs a provider host equal to it. IPv6 literals with an embedded
+// dotted quad are left to the scan: their IPv4 reading goes through the
+// resolver.
+func (x *addrIndex) candidates(s string) (head int32, next []int32, indexed bool) {
+	if host, port, ok := strings.Cut(s, ":"); ok && strings.Count(s, ":") == 1 {
+		// IPv4 with a port: the IPv4 reading cuts at the first colon.
+		a, err := netip.ParseAddr(host)
+		if err != nil || !a.Is4() {
+			return -1, nil, false
+		}
+		if host == "0.0.0.0" {
+			pt, err := strconv.Atoi(port)
+			if err != nil {
+				return -1, nil, false
+			}
+			head, next = x.byPortChain(pt)
+			return head, next, true
+		}
+		head, next = x.byAddr(a)
+		return head, next, true
+	}
+	if strings.Contains(s, ".") {
+		a, err := netip.ParseAddr(s)
+		if err != nil || !a.Is4() {
+			return -1, nil, false
+		}
+		head, next = x.byAddr(a)
+		return head, next, true
+	}
+	h := s
+	if strings.HasPrefix(h, "[") {
+		end := strings.IndexByte(h, ']')
+		if end < 0 {
+			return -1, nil, false
+		}
+		h = h[1:end]
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil || !a.Is6() || a.Zone() != "" {
+		return -1, nil, false
+	}
+	head, next = x.byAddr(a.Unmap())
+	return head, next, true
 }
 
 func matchAll(ms []ParamMatch, params map[string]string) bool {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
 // Binding is dubboroute's state for one consumer reference (one directory):
@@ -84,8 +85,8 @@ func newBinding(u *common.URL) *Binding {
 	b.static = b.statics.slots
 	// Java subscribes the service and consumer-app keys when the router is
 	// built (the provider-app keys on the first address notification).
-	svc, _ := rules.subscribe(serviceRuleKey(consumer), kindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
-	app, _ := rules.subscribe(b.consumerApp+ConditionSuffix, kindCondition, func(r cluster.RuleRef) {
+	svc, _ := store.subscribe(serviceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
+	app, _ := store.subscribe(b.consumerApp+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
 		b.setDynamic(cluster.SlotConsumerApp, r)
 		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
 	})
@@ -183,13 +184,13 @@ func (b *Binding) switchProviderApp(app string) {
 		b.static[cluster.SlotProviderApp] = b.statics.providerApp[app]
 	}
 	logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, TagSuffix, app, ConditionSuffix, app, GraySuffix)
-	tagRef, c1 := rules.subscribe(app+TagSuffix, kindTag, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotTag, r) })
+	tagRef, c1 := store.subscribe(app+TagSuffix, rules.KindTag, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotTag, r) })
 	b.dynamic[cluster.SlotTag] = tagRef
 	b.cancelApp = append(b.cancelApp, c1)
-	_, c2 := rules.subscribe(app+GraySuffix, kindGray, nil)
+	_, c2 := store.subscribe(app+GraySuffix, rules.KindGray, nil)
 	b.cancelApp = append(b.cancelApp, c2)
 	if app != b.consumerApp {
-		pa, c3 := rules.subscribe(app+ConditionSuffix, kindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
+		pa, c3 := store.subscribe(app+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
 		if !pa.Empty() {
 			b.dynamic[cluster.SlotProviderApp] = pa
 		}

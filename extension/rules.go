@@ -1,7 +1,6 @@
 package extension
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,30 +12,22 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
-	"github.com/dubboroute/dubboroute/router/condition"
-	"github.com/dubboroute/dubboroute/router/tag"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
-// Rule key suffixes (Java Dubbo / Dubbo Admin).
+// Rule key suffixes (Java Dubbo / Dubbo Admin), kept here for callers of
+// this package; the definitions live in package rules.
 const (
-	ConditionSuffix = ".condition-router"
-	TagSuffix       = ".tag-router"
-	GraySuffix      = ".gray-router"
-)
-
-type ruleKind int
-
-const (
-	kindCondition ruleKind = iota
-	kindTag
-	kindGray
+	ConditionSuffix = rules.ConditionSuffix
+	TagSuffix       = rules.TagSuffix
+	GraySuffix      = rules.GraySuffix
 )
 
 // keyState is one subscribed config-center key: the last good rule and the
 // callbacks of the chains that use it.
 type keyState struct {
 	key  string
-	kind ruleKind
+	kind rules.Kind
 
 	mu      sync.Mutex
 	rev     int  // accepted changes (adds, updates and deletes)
@@ -53,13 +44,13 @@ type ruleStore struct {
 	keys map[string]*keyState
 }
 
-var rules = &ruleStore{keys: map[string]*keyState{}}
+var store = &ruleStore{keys: map[string]*keyState{}}
 
 // subscribe registers fn for changes of key and returns the rule in force
 // now and a cancel function. The first subscription of a key adds one
 // listener to dubbo-go's dynamic configuration and reads the key once; if no
 // config center is configured yet, a later subscribe retries.
-func (s *ruleStore) subscribe(key string, kind ruleKind, fn func(cluster.RuleRef)) (cluster.RuleRef, func()) {
+func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleRef)) (cluster.RuleRef, func()) {
 	s.mu.Lock()
 	ks := s.keys[key]
 	if ks == nil {
@@ -135,7 +126,7 @@ func (ks *keyState) apply(content string, event bool) {
 		ks.rev++
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
-		if ks.kind == kindGray {
+		if ks.kind == rules.KindGray {
 			grayLB.SetRule(strings.TrimSuffix(ks.key, GraySuffix), nil)
 		}
 		if had {
@@ -145,47 +136,26 @@ func (ks *keyState) apply(content string, event bool) {
 		notify(subs, cluster.RuleRef{Key: ks.key})
 		return
 	}
-	ref := cluster.RuleRef{Key: ks.key}
-	var gr *gray.Rule
-	var err error
-	version := "1"
-	switch ks.kind {
-	case kindCondition:
-		var r *condition.Rule
-		r, err = condition.ParseRule(content)
-		if err == nil {
-			ref.Condition = r
-			version = strings.TrimPrefix(r.Version, "v")
-		}
-	case kindTag:
-		var r *tag.Rule
-		r, err = tag.ParseRule(content)
-		if err == nil {
-			ref.Tag = r
-			if r.ConfigVersion != "" {
-				version = strings.TrimPrefix(r.ConfigVersion, "v")
-			}
-		}
-	case kindGray:
-		gr, err = gray.ParseRule(content)
-	}
+	parsed, err := rules.Parse(ks.kind, content)
 	if err != nil {
 		ks.mu.Unlock()
 		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
-		if errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) {
+		if rules.IsIgnored(err) {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
 		}
 		logger.Errorf("[dubboroute] rule key=%s %s: %v", ks.key, why, err)
 		return
 	}
+	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag}
+	gr, version := parsed.Gray, parsed.Version
 	ks.rev++
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
 	ks.ref = ref
 	ks.gray = gr
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
-	if ks.kind == kindGray {
+	if ks.kind == rules.KindGray {
 		grayLB.SetRule(strings.TrimSuffix(ks.key, GraySuffix), gr)
 	}
 	ruleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/rules"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
-	"github.com/dubboroute/dubboroute/router/tag"
 )
 
 // ruleInput is one element of a case's "rules": a config-center rule
@@ -196,9 +196,9 @@ func convertNumbers(v any) any {
 // With grayRead false (route), gray keys are reported as unread without being
 // parsed, as the Java oracle reports them: gray rules do not change which
 // providers are eligible. explain reads them.
-func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
+func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	consumerApp := p.consumer.Application()
-	serviceKey := p.consumer.ServiceKey() + conditionSuffix
+	serviceKey := rules.ServiceKey(p.consumer)
 	providerApp := ""
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
@@ -206,17 +206,17 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 	states := map[string]*keyState{}
 	type event struct {
 		idx     int
-		key     keyInfo
+		key     rules.Key
 		content *string
 	}
 	var initial, updates []event
-	for i, r := range rules {
+	for i, r := range inputs {
 		switch {
 		case r.Key != nil:
 			if r.Condition != nil || r.URL != nil || r.Force != nil || r.Enabled != nil {
 				return fmt.Errorf("rules[%d]: a keyed rule has only \"key\" and \"content\"", i)
 			}
-			k, err := parseKey(*r.Key)
+			k, err := rules.ParseKey(*r.Key)
 			if err != nil {
 				return fmt.Errorf("rules[%d]: %w", i, err)
 			}
@@ -255,9 +255,9 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 	}
 
 	// Which slot reads a key, as the runtime subscribes them.
-	slotsOf := func(k keyInfo) ([]cluster.Slot, bool, string) {
+	slotsOf := func(k rules.Key) ([]cluster.Slot, bool, string) {
 		switch k.Kind {
-		case kindCondition:
+		case rules.KindCondition:
 			if k.Service {
 				if k.Key == serviceKey {
 					return []cluster.Slot{cluster.SlotService}, false, ""
@@ -272,12 +272,12 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotProviderApp}, false, ""
 			}
 			return nil, false, "application is neither the consumer's (" + consumerApp + ") nor the first provider's (" + providerApp + ")"
-		case kindTag:
+		case rules.KindTag:
 			if k.Prefix == providerApp {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
-		case kindGray:
+		case rules.KindGray:
 			if k.Prefix == providerApp && grayRead {
 				return nil, true, ""
 			}
@@ -296,7 +296,7 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 		if ev.content != nil {
 			content = *ev.content
 		}
-		if ev.key.Kind == kindGray && !isGray {
+		if ev.key.Kind == rules.KindGray && !isGray {
 			p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
 			return
 		}
@@ -305,28 +305,10 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 		var gr *gray.Rule
 		deleted := strings.TrimSpace(content) == ""
 		if !deleted {
-			var err error
-			version := "1"
-			switch ev.key.Kind {
-			case kindCondition:
-				var r *condition.Rule
-				r, err = condition.ParseRule(content)
-				if err == nil {
-					ref.Condition = r
-					version = strings.TrimPrefix(r.Version, "v")
-				}
-			case kindTag:
-				var r *tag.Rule
-				r, err = tag.ParseRule(content)
-				if err == nil {
-					ref.Tag = r
-					if r.ConfigVersion != "" {
-						version = strings.TrimPrefix(r.ConfigVersion, "v")
-					}
-				}
-			case kindGray:
-				gr, err = gray.ParseRule(content)
-			}
+			parsed, err := rules.Parse(ev.key.Kind, content)
+			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag}
+			gr = parsed.Gray
+			version := parsed.Version
 			switch {
 			case errors.Is(err, condition.ErrRuleInvalid):
 				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
@@ -368,12 +350,12 @@ func (p *prepared) assemble(rules []ruleInput, grayRead bool) error {
 	// Initial reads: consumer-side keys first (read when the router is
 	// built), provider-application keys at the first address notification.
 	for _, ev := range initial {
-		if !(ev.key.Kind == kindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
+		if !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
 			apply(ev, true)
 		}
 	}
 	for _, ev := range initial {
-		if ev.key.Kind == kindCondition && !ev.key.Service && ev.key.Prefix != consumerApp {
+		if ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp {
 			apply(ev, true)
 		}
 	}

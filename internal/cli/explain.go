@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"net/url"
 	"os"
@@ -213,7 +214,7 @@ func loadRulesDir(c *Case, dir string) ([]RuleInfo, error) {
 			continue
 		}
 		key := keyFromFileName(e.Name())
-		if _, err := parseKey(key); err != nil {
+		if _, err := rules.ParseKey(key); err != nil {
 			continue // not a rule file (README, ...)
 		}
 		path := filepath.Join(dir, e.Name())
@@ -273,12 +274,12 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 		return nil, fmt.Errorf("consumer url: %w", err)
 	}
 	papp := c.Providers[0].u.Application()
-	keys := []string{consumer.ServiceKey() + conditionSuffix}
+	keys := []string{consumer.ServiceKey() + rules.ConditionSuffix}
 	if a := consumer.Application(); a != "" {
-		keys = append(keys, a+conditionSuffix)
+		keys = append(keys, a+rules.ConditionSuffix)
 	}
 	if papp != "" {
-		keys = append(keys, papp+conditionSuffix, papp+tagSuffix, papp+graySuffix)
+		keys = append(keys, papp+rules.ConditionSuffix, papp+rules.TagSuffix, papp+rules.GraySuffix)
 	}
 	var infos []RuleInfo
 	seen := map[string]bool{}

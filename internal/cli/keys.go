@@ -11,54 +11,6 @@ import (
 	"github.com/dubboroute/dubboroute/router"
 )
 
-// Config-center key suffixes (Java Dubbo, Dubbo Admin, and ours for gray).
-const (
-	conditionSuffix = ".condition-router"
-	tagSuffix       = ".tag-router"
-	graySuffix      = ".gray-router"
-)
-
-type ruleKind string
-
-const (
-	kindCondition ruleKind = "condition"
-	kindTag       ruleKind = "tag"
-	kindGray      ruleKind = "gray"
-)
-
-// keyInfo is what a config-center key says about its rule.
-type keyInfo struct {
-	Key    string
-	Kind   ruleKind
-	Prefix string // application, or interface:version:group
-	// Service is true for a condition key with a colon (interface:version:group).
-	Service bool
-}
-
-// parseKey classifies a config-center key by its suffix.
-func parseKey(key string) (keyInfo, error) {
-	k := keyInfo{Key: key}
-	switch {
-	case strings.HasSuffix(key, conditionSuffix):
-		k.Kind, k.Prefix = kindCondition, strings.TrimSuffix(key, conditionSuffix)
-		k.Service = strings.Contains(k.Prefix, ":")
-	case strings.HasSuffix(key, tagSuffix):
-		k.Kind, k.Prefix = kindTag, strings.TrimSuffix(key, tagSuffix)
-	case strings.HasSuffix(key, graySuffix):
-		k.Kind, k.Prefix = kindGray, strings.TrimSuffix(key, graySuffix)
-	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s or <app>%s)",
-			key, conditionSuffix, conditionSuffix, tagSuffix, graySuffix)
-	}
-	if k.Prefix == "" {
-		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
-	}
-	if strings.ContainsAny(key, "/\x00") || strings.TrimSpace(key) != key {
-		return k, fmt.Errorf("key %q: a config-center key cannot contain '/', NUL or surrounding blanks", key)
-	}
-	return k, nil
-}
-
 // keyFromFileName infers a key from a rule file name: the base name, without
 // a trailing .yaml or .yml, percent-decoded, so that a service key can be
 // written com.foo.Bar%3A%3A.condition-router where ':' is not welcome in file

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"os"
 	"reflect"
@@ -101,7 +102,7 @@ func lineOf(err error) int {
 func lintRule(file, key, content string, opts lintOptions) *LintResult {
 	res := &LintResult{File: file, Key: key, Findings: []Finding{}}
 	l := &linter{res: res, opts: opts}
-	k, err := parseKey(key)
+	k, err := rules.ParseKey(key)
 	if err != nil {
 		l.add("DR006", 0, -1, "%v", err)
 		return res
@@ -112,11 +113,11 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		return res
 	}
 	switch k.Kind {
-	case kindCondition:
+	case rules.KindCondition:
 		l.condition(k, content)
-	case kindTag:
+	case rules.KindTag:
 		l.tag(k, content)
-	case kindGray:
+	case rules.KindGray:
 		if _, err := gray.ParseRule(content); err != nil {
 			l.add("DR003", lineOf(err), -1, "%v", err)
 		} else {
@@ -130,7 +131,7 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 
 var adminListRE = regexp.MustCompile(`^host (!?=) (.+) =>$`)
 
-func (l *linter) condition(k keyInfo, content string) {
+func (l *linter) condition(k rules.Key, content string) {
 	r, err := condition.ParseRule(content)
 	switch {
 	case errors.Is(err, condition.ErrUnsupportedVersion):
@@ -178,14 +179,14 @@ func (l *linter) condition(k keyInfo, content string) {
 }
 
 // keyChecks compares the config key with what the rule says about itself.
-func (l *linter) keyChecks(k keyInfo, yamlKey, scope string) {
-	if k.Kind == kindCondition {
+func (l *linter) keyChecks(k rules.Key, yamlKey, scope string) {
+	if k.Kind == rules.KindCondition {
 		if k.Service {
 			if n := strings.Count(k.Prefix, ":"); n != 2 {
 				l.add("DR306", 0, -1, "service key %q has %d colon(s); Java's key is <interface>:<version>:<group>, so no consumer reads this rule", k.Key, n)
 			}
 		} else if looksLikeInterface(k.Prefix) {
-			l.add("DR305", 0, -1, "key %q looks like an interface name but has no :<version>:<group>; it is read as the rule of an application named %q (service rule key: %s::%s)", k.Key, k.Prefix, k.Prefix, conditionSuffix)
+			l.add("DR305", 0, -1, "key %q looks like an interface name but has no :<version>:<group>; it is read as the rule of an application named %q (service rule key: %s::%s)", k.Key, k.Prefix, k.Prefix, rules.ConditionSuffix)
 		}
 	}
 	if yamlKey != "" {
@@ -351,7 +352,7 @@ var tagWarningCodes = []struct{ substr, code string }{
 	{"has no value", "DR209"},
 }
 
-func (l *linter) tag(k keyInfo, content string) {
+func (l *linter) tag(k rules.Key, content string) {
 	r, err := tag.ParseRule(content)
 	if err != nil {
 		l.add("DR002", lineOf(err), -1, "%v", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func oneKey(fs *flagSet, pos []string, extra int) (string, int, bool) {
 	if len(pos) < 1 || len(pos) > 1+extra {
 		return "", fs.usageErr("want %s", fs.synopsis), false
 	}
-	if _, err := parseKey(pos[0]); err != nil {
+	if _, err := rules.ParseKey(pos[0]); err != nil {
 		return "", fs.usageErr("%v", err), false
 	}
 	return pos[0], 0, true
@@ -230,7 +231,7 @@ changes faster than one read may arrive as one event with the latest content.`)
 		return fs.usageErr("no key given")
 	}
 	for _, k := range pos {
-		if _, err := parseKey(k); err != nil {
+		if _, err := rules.ParseKey(k); err != nil {
 			return fs.usageErr("%v", err)
 		}
 	}

@@ -1,0 +1,119 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/tag"
+)
+
+// Config-center key suffixes: Java Dubbo / Dubbo Admin's, and dubboroute's
+// for gray rules. The group is always "dubbo".
+const (
+	ConditionSuffix = ".condition-router"
+	TagSuffix       = ".tag-router"
+	GraySuffix      = ".gray-router"
+)
+
+// Kind is the kind of rule a key holds.
+type Kind string
+
+// Rule kinds.
+const (
+	KindCondition Kind = "condition"
+	KindTag       Kind = "tag"
+	KindGray      Kind = "gray"
+)
+
+// Key is what a config-center key says about its rule.
+type Key struct {
+	Key  string
+	Kind Kind
+	// Prefix is the key without its suffix: an application name, or
+	// interface:version:group for a service condition rule.
+	Prefix string
+	// Service is true for a condition key naming a service (it has a colon).
+	Service bool
+}
+
+// ParseKey classifies a config-center key by its suffix.
+func ParseKey(key string) (Key, error) {
+	k := Key{Key: key}
+	switch {
+	case strings.HasSuffix(key, ConditionSuffix):
+		k.Kind, k.Prefix = KindCondition, strings.TrimSuffix(key, ConditionSuffix)
+		k.Service = strings.Contains(k.Prefix, ":")
+	case strings.HasSuffix(key, TagSuffix):
+		k.Kind, k.Prefix = KindTag, strings.TrimSuffix(key, TagSuffix)
+	case strings.HasSuffix(key, GraySuffix):
+		k.Kind, k.Prefix = KindGray, strings.TrimSuffix(key, GraySuffix)
+	default:
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s or <app>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix)
+	}
+	if k.Prefix == "" {
+		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
+	}
+	if strings.ContainsAny(key, "/\x00") || strings.TrimSpace(key) != key {
+		return k, fmt.Errorf("key %q: a config-center key cannot contain '/', NUL or surrounding blanks", key)
+	}
+	return k, nil
+}
+
+// ServiceKey is the service condition rule key of a consumer (or provider)
+// URL, Java's getColonSeparatedKey plus the suffix: always two colons, e.g.
+// com.foo.Bar::.condition-router.
+func ServiceKey(u *router.URL) string { return u.ServiceKey() + ConditionSuffix }
+
+// Parsed is one rule's content parsed by its kind. Exactly one of
+// Condition, Tag and Gray is set.
+type Parsed struct {
+	Kind      Kind
+	Condition *condition.Rule
+	Tag       *tag.Rule
+	Gray      *gray.Rule
+	// Version is the rule format's version as shown in traces: "3.0" or
+	// "3.1" for condition rules, the configVersion of a tag rule (without
+	// the leading v), "1" otherwise.
+	Version string
+}
+
+// Parse parses content as a rule of the given kind. Blank content is not a
+// rule (the config-center convention makes it a delete); callers check that
+// first.
+func Parse(kind Kind, content string) (Parsed, error) {
+	p := Parsed{Kind: kind, Version: "1"}
+	var err error
+	switch kind {
+	case KindCondition:
+		p.Condition, err = condition.ParseRule(content)
+		if err == nil {
+			p.Version = strings.TrimPrefix(p.Condition.Version, "v")
+		}
+	case KindTag:
+		p.Tag, err = tag.ParseRule(content)
+		if err == nil && p.Tag.ConfigVersion != "" {
+			p.Version = strings.TrimPrefix(p.Tag.ConfigVersion, "v")
+		}
+	case KindGray:
+		p.Gray, err = gray.ParseRule(content)
+	default:
+		err = fmt.Errorf("unknown rule kind %q", kind)
+	}
+	if err != nil {
+		return Parsed{Kind: kind}, err
+	}
+	return p, nil
+}
+
+// IsIgnored reports whether a parse error is one Java Dubbo treats as "rule
+// ignored, previous conditions kept" (a configVersion above v3.1, an empty
+// conditions list, valid: false) rather than a broken rule. Either way the
+// previous rule stays in force; the difference is only how it is reported.
+func IsIgnored(err error) bool {
+	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid)
+}

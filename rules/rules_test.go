@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dubboroute/dubboroute/router"
+)
+
+func TestParseKey(t *testing.T) {
+	cases := []struct {
+		key     string
+		kind    Kind
+		prefix  string
+		service bool
+		err     string
+	}{
+		{key: "com.foo.Bar::.condition-router", kind: KindCondition, prefix: "com.foo.Bar::", service: true},
+		{key: "com.foo.Bar:1.0.0:g1.condition-router", kind: KindCondition, prefix: "com.foo.Bar:1.0.0:g1", service: true},
+		{key: "demo-consumer.condition-router", kind: KindCondition, prefix: "demo-consumer"},
+		{key: "demo-provider.tag-router", kind: KindTag, prefix: "demo-provider"},
+		{key: "demo-provider.gray-router", kind: KindGray, prefix: "demo-provider"},
+		{key: "demo-provider.configurators", err: "not a rule key"},
+		{key: ".tag-router", err: "nothing before"},
+		{key: "a/b.tag-router", err: "cannot contain"},
+		{key: " a.tag-router", err: "cannot contain"},
+	}
+	for _, c := range cases {
+		k, err := ParseKey(c.key)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("ParseKey(%q) error = %v, want %q", c.key, err, c.err)
+			}
+			continue
+		}
+		if err != nil || k.Kind != c.kind || k.Prefix != c.prefix || k.Service != c.service {
+			t.Errorf("ParseKey(%q) = %+v, %v", c.key, k, err)
+		}
+	}
+}
+
+func TestServiceKeyHasTwoColons(t *testing.T) {
+	for url, want := range map[string]string{
+		"consumer://127.0.0.1/com.foo.Bar?application=a":          "com.foo.Bar::.condition-router",
+		"consumer://127.0.0.1/com.foo.Bar?version=1.0.0&group=g1": "com.foo.Bar:1.0.0:g1.condition-router",
+		"consumer://127.0.0.1/x?interface=com.foo.Bar&group=g1":   "com.foo.Bar::g1.condition-router",
+	} {
+		if got := ServiceKey(router.MustParseURL(url)); got != want {
+			t.Errorf("ServiceKey(%s) = %q, want %q", url, got, want)
+		}
+	}
+}
+
+func TestParseByKind(t *testing.T) {
+	p, err := Parse(KindCondition, "conditions:\n  - method=queryAll => address=*:20880\n")
+	if err != nil || p.Condition == nil || p.Tag != nil || p.Version != "3.0" {
+		t.Fatalf("condition: %+v %v", p, err)
+	}
+	p, err = Parse(KindCondition, "configVersion: v3.1\nconditions:\n  - from: {match: method=a}\n    to: [{match: port=1}]\n")
+	if err != nil || p.Version != "3.1" {
+		t.Fatalf("v3.1: %+v %v", p, err)
+	}
+	p, err = Parse(KindTag, "configVersion: v3.0\ntags:\n  - name: gray\n    addresses: [\"127.0.0.1:20881\"]\n")
+	if err != nil || p.Tag == nil || p.Version != "3.0" {
+		t.Fatalf("tag: %+v %v", p, err)
+	}
+	p, err = Parse(KindGray, "fallback: normal\n")
+	if err != nil || p.Gray == nil || p.Version != "1" {
+		t.Fatalf("gray: %+v %v", p, err)
+	}
+	if _, err := Parse(KindCondition, "conditions:\n  - a==b => c=d\n"); err == nil || IsIgnored(err) {
+		t.Fatalf("broken condition: %v (ignored=%v)", err, IsIgnored(err))
+	}
+	if _, err := Parse(KindCondition, "configVersion: v3.2\nconditions:\n  - => a=b\n"); !IsIgnored(err) {
+		t.Fatalf("v3.2 must be ignored as Java does, got %v", err)
+	}
+	if _, err := Parse(KindCondition, "conditions: []\n"); !IsIgnored(err) {
+		t.Fatalf("empty conditions must be ignored as Java does, got %v", err)
+	}
+	if _, err := Parse(Kind("script"), "x"); err == nil {
+		t.Fatal("unknown kind accepted")
+	}
+}

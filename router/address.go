@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/internal/javastr"
 	"net"
 	"net/netip"
 	"strconv"
@@ -171,7 +172,7 @@ func (p *AddressPattern) parseCIDR(s string) error {
 	}
 	a = a.Unmap() // Java's InetAddress maps ::ffff:a.b.c.d to IPv4
 	bits, err := strconv.Atoi(prefix)
-	if err != nil || !isDigits(prefix) {
+	if err != nil || !javastr.Digits(prefix) {
 		return fmt.Errorf("CIDR prefix %q is not a number (a CIDR takes no port)", prefix)
 	}
 	if bits > a.BitLen() {
@@ -209,35 +210,10 @@ func splitPatternHostPort(s string, forV4 bool) (host, port string, hasPort bool
 	return s, "", false
 }
 
-// javaSplit is String.split with a one-character literal separator:
-// trailing empty strings are removed.
-func javaSplit(s string, sep string) []string {
-	if !strings.Contains(s, sep) {
-		return []string{s}
-	}
-	parts := strings.Split(s, sep)
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // parsePort accepts only what Java's String.valueOf(port) can equal.
 func parsePort(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || !isDigits(s) || strconv.Itoa(n) != s || n > 65535 {
+	if err != nil || !javastr.Digits(s) || strconv.Itoa(n) != s || n > 65535 {
 		return 0, fmt.Errorf("port %q never matches (Java compares the port as text with the provider's decimal port)", s)
 	}
 	return n, nil
@@ -258,7 +234,7 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 			m.anyHostPort = pt
 		}
 	}
-	mask := javaSplit(host, ".")
+	mask := javastr.Split(host, ".")
 	if len(mask) != 4 {
 		return familyMatcher{}, fmt.Errorf("an IPv4 pattern needs exactly 4 dot-separated parts, %q has %d", host, len(mask))
 	}
@@ -304,7 +280,7 @@ func parseV6(s string) (familyMatcher, error) {
 		}
 		m.port = pt
 	}
-	mask := javaSplit(host, ":")
+	mask := javastr.Split(host, ":")
 	expr := hasExpression(host)
 	if len(mask) != 8 && expr {
 		return familyMatcher{}, fmt.Errorf("an IPv6 pattern with * or - needs 8 colon-separated groups, %q has %d", host, len(mask))

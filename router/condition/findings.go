@@ -2,6 +2,7 @@ package condition
 
 import (
 	"fmt"
+	"github.com/dubboroute/dubboroute/internal/javastr"
 	"strings"
 )
 
@@ -98,7 +99,7 @@ func lintRange(key, v string, when bool, note func(code, format string, a ...any
 		return
 	}
 	for _, b := range rp.rawBounds {
-		if b != "" && !allDigits(b) {
+		if b != "" && !javastr.Digits(b) {
 			note(FindRangeNonNumeric, "%s: range bound %q of %q is not a non-negative integer; Java reads it as 0", key, b, v)
 		}
 	}

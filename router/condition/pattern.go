@@ -2,6 +2,7 @@ package condition
 
 import (
 	"fmt"
+	"github.com/dubboroute/dubboroute/internal/javastr"
 	"math"
 	"strconv"
 	"strings"
@@ -168,31 +169,10 @@ type rangePattern struct {
 	rawBounds    []string
 }
 
-// javaSplitTilde is String.split("~"): trailing empty strings removed.
-func javaSplitTilde(s string) []string {
-	parts := strings.Split(s, "~")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // parseInteger is Dubbo's StringUtils.parseInteger: digits-only text is
 // parsed (overflow is an error), anything else is 0.
 func parseInteger(s string) (int64, bool) {
-	if !allDigits(s) {
+	if !javastr.Digits(s) {
 		return 0, true
 	}
 	n, err := strconv.ParseInt(s, 10, 32)
@@ -203,7 +183,7 @@ func parseInteger(s string) (int64, bool) {
 }
 
 func compileRange(p string) rangePattern {
-	arr := javaSplitTilde(p)
+	arr := javastr.Split(p, "~")
 	if len(arr) < 2 {
 		return rangePattern{broken: true}
 	}

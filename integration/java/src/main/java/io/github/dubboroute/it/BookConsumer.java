@@ -20,8 +20,11 @@ import org.apache.dubbo.rpc.RpcContext;
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookConsumer \
  *   --zk 127.0.0.1:2191 [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
- *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning]
+ *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  * </pre>
+ * {@code --local-host} (default 127.0.0.1; "auto" keeps Dubbo's choice) pins Dubbo's local host to a loopback
+ * address, so providers registered as 127.x are dialed there and not at the machine's other address
+ * (see {@link Loopback}).
  * Prints one JSON line per call: {"call":i,"ok":true,"served_by":"20880"} or {"call":i,"ok":false,"error":"..."}.
  */
 public final class BookConsumer {
@@ -30,6 +33,10 @@ public final class BookConsumer {
     public static void main(String[] argv) throws Exception {
         Args args = new Args(argv);
         Logs.init(args.get("log", "warning"));
+        String localHost = args.get("local-host", "127.0.0.1");
+        if (!"auto".equals(localHost)) {
+            Loopback.pin(localHost);
+        }
         // Interface-level discovery only (the registry layout the Java providers and our Go peers use).
         System.setProperty("dubbo.application.service-discovery.migration", "FORCE_INTERFACE");
         String zk = Args.zkAddress(args.require("zk"));

@@ -2,6 +2,7 @@ package io.github.dubboroute.it;
 
 import com.muke.dubbocourse.common.api.Book;
 import com.muke.dubbocourse.common.api.BookFacade;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -36,7 +37,9 @@ public final class BookProvider {
 
         @Override
         public List<Book> queryAll() {
-            return List.of(new Book("Dubbo in Action", servedBy), new Book("Go in Action", servedBy));
+            // An ArrayList, as real services return: hessian2 writes List.of(...) with the JDK-internal class name
+            // java.util.ImmutableCollections$ListN, which dubbo-go-hessian2 cannot decode.
+            return new ArrayList<>(List.of(new Book("Dubbo in Action", servedBy), new Book("Go in Action", servedBy)));
         }
 
         @Override

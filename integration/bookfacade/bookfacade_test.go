@@ -272,6 +272,11 @@ func (w *world) testRegistration(t *testing.T) {
 		if p.Param("dubbo.tag") != "" {
 			t.Errorf("provider %s is tagged %q, want untagged", p.Addr(), p.Param("dubbo.tag"))
 		}
+		// Java's default weight: with dubbo-go's weight=0, Java consumers
+		// would never pick these providers.
+		if p.Param("weight") != "100" {
+			t.Errorf("provider %s publishes weight=%q, want Java's default 100", p.Addr(), p.Param("weight"))
+		}
 	}
 	if !harness.Same(addrs, w.p1.Addr, w.p2.Addr) {
 		t.Errorf("/dubbo/%s/providers holds %v, want %s and %s", api.Interface, addrs, w.p1.Addr, w.p2.Addr)

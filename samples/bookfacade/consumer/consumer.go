@@ -143,11 +143,45 @@ func (a Attachments) ctx(ctx context.Context) context.Context {
 
 // QueryAll calls queryAll().
 func (c *Consumer) QueryAll(ctx context.Context, at Attachments) ([]*api.Book, error) {
-	var books []*api.Book
-	if err := c.conn.CallUnary(at.ctx(ctx), []any{}, &books, api.MethodQueryAll); err != nil {
+	// Decode into an interface: a Go provider sends a typed list of Book
+	// (decoded as []*api.Book), a Java provider an untyped java.util.List
+	// (decoded as []any holding *api.Book).
+	var reply any
+	if err := c.conn.CallUnary(at.ctx(ctx), []any{}, &reply, api.MethodQueryAll); err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", api.Interface, api.MethodQueryAll, err)
+	}
+	books, err := asBooks(reply)
+	if err != nil {
 		return nil, fmt.Errorf("%s.%s: %w", api.Interface, api.MethodQueryAll, err)
 	}
 	return books, nil
+}
+
+// asBooks converts a decoded List<Book> reply into books.
+func asBooks(reply any) ([]*api.Book, error) {
+	switch v := reply.(type) {
+	case nil:
+		return nil, nil
+	case []*api.Book:
+		return v, nil
+	case []any:
+		out := make([]*api.Book, 0, len(v))
+		for i, e := range v {
+			switch b := e.(type) {
+			case *api.Book:
+				out = append(out, b)
+			case api.Book:
+				out = append(out, &b)
+			case nil:
+				out = append(out, nil)
+			default:
+				return nil, fmt.Errorf("reply element %d is %T, want com.muke.dubbocourse.common.api.Book", i, e)
+			}
+		}
+		return out, nil
+	default:
+		return nil, fmt.Errorf("reply is %T, want a list of com.muke.dubbocourse.common.api.Book", reply)
+	}
 }
 
 // QueryByName calls queryByName(name).

@@ -178,7 +178,7 @@ func Start(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade provider on port %d: new instance: %w", opts.Port, err)
 	}
-	srv, err := ins.NewServer()
+	srv, err := ins.NewServer(javaDefaultWeight)
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade provider on port %d: new server: %w", opts.Port, err)
 	}
@@ -233,4 +233,19 @@ func (p *Provider) registered() bool {
 		return true
 	}
 	return memoryHas(p.opts.Port)
+}
+
+// DefaultWeight is the weight the provider publishes, Java Dubbo's default.
+const DefaultWeight = 100
+
+// javaDefaultWeight makes the provider publish weight=100 as a Java provider
+// would. dubbo-go v3.3.2 always writes the provider's configured weight into
+// the registered URL, and leaves it 0 when none is configured; Java's
+// weighted balancers then never pick this provider while a provider of
+// positive weight is eligible, so a Java consumer of a mixed fleet would send
+// it no traffic.
+func javaDefaultWeight(o *server.ServerOptions) {
+	if o.Provider != nil && o.Provider.Weight <= 0 {
+		o.Provider.Weight = DefaultWeight
+	}
 }

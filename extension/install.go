@@ -71,8 +71,8 @@ func init() {
 	// would race with it: base.Directory.RouterChain reads without a lock).
 	// dubbo-go looks directories up by the registry's protocol and falls back
 	// to the default, which is what interface-level registries use.
-	dgext.SetDefaultRegistryDirectory(installing(regdir.NewRegistryDirectory))
-	dgext.SetDirectory(constant.RegistryProtocol, installing(regdir.NewRegistryDirectory))
+	dgext.SetDefaultRegistryDirectory(installing(protected(regdir.NewRegistryDirectory)))
+	dgext.SetDirectory(constant.RegistryProtocol, installing(protected(regdir.NewRegistryDirectory)))
 	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(regdir.NewServiceDiscoveryRegistryDirectory))
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }
@@ -84,6 +84,14 @@ func installing(newDir func(*common.URL, registry.Registry) (directory.Directory
 			Install(dir)
 		}
 		return dir, err
+	}
+}
+
+// protected makes an interface-level registry directory subscribe through
+// the empty-protection filter (see protectedRegistry).
+func protected(newDir func(*common.URL, registry.Registry) (directory.Directory, error)) func(*common.URL, registry.Registry) (directory.Directory, error) {
+	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
+		return newDir(u, protect(r))
 	}
 }
 

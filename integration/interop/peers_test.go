@@ -366,15 +366,14 @@ func TestMixedFleetParity(t *testing.T) {
 	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
 	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
-	javaPorts := map[string]bool{strconv.Itoa(j1): true, strconv.Itoa(j2): true}
 	goPorts := map[string]bool{strconv.Itoa(g1.Port): true, strconv.Itoa(g2.Port): true}
 	regs, err := rules.Providers(BookIface)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range regs {
-		if goPorts[r.URL.Port()] && r.Param("weight") != "0" {
-			t.Errorf("Go provider %s registers weight=%q; the parity check below assumes dubbo-go's weight=0", r.Addr(), r.Param("weight"))
+		if goPorts[r.URL.Port()] && r.Param("weight") != "100" {
+			t.Errorf("Go provider %s registers weight=%q, want Java's default 100 (the parity check below expects Java to reach every eligible provider)", r.Addr(), r.Param("weight"))
 		}
 	}
 
@@ -424,8 +423,6 @@ func TestMixedFleetParity(t *testing.T) {
 			case noProvider(r.Error):
 				served["none"] = true
 			}
-			// else: a queryAll answered by a Java provider that the sample
-			// consumer cannot decode (see queryAllFromJava).
 		}
 		args := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--method", sc.method, "--arg", "Go in Action"}
 		if sc.tag != "" {
@@ -435,14 +432,10 @@ func TestMixedFleetParity(t *testing.T) {
 			args = append(args, "--attach", "dubbo.force.tag=true")
 		}
 		javaSet := servedSet(javaConsumer(t, srv.Addr(), args...))
-		// Java serves what it routes to, except that dubbo-go providers
-		// register weight=0 and Java's RandomLoadBalance never picks a
-		// weight-0 provider while a positive one (a Java provider, default
-		// 100) is eligible.
+		// Java serves what it routes to: every eligible provider is reached
+		// within the calls (the sample's Go providers publish Java's default
+		// weight 100, so Java's RandomLoadBalance picks them like its own).
 		want := goSet
-		if slices.ContainsFunc(goSet, func(p string) bool { return javaPorts[p] }) {
-			want = slices.DeleteFunc(slices.Clone(goSet), func(p string) bool { return goPorts[p] })
-		}
 		t.Logf("%s: Go eligible %v, Go served %v, Java served %v (want %v)", sc.name, goSet, sortedKeys(served), javaSet, want)
 		if fmt.Sprint(want) != fmt.Sprint(javaSet) {
 			t.Errorf("%s: Go consumer's eligible set %v (Java should serve %v) but the Java consumer served %v (trace: %s)", sc.name, goSet, want, javaSet, ex.TraceText)

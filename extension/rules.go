@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
 	"dubbo.apache.org/dubbo-go/v3/config_center"
@@ -144,7 +145,7 @@ func (ks *keyState) apply(content string, event bool) {
 		if rules.IsIgnored(err) {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
 		}
-		logger.Errorf("[dubboroute] rule key=%s %s: %v", ks.key, why, err)
+		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(err.Error(), maxLoggedError))
 		return
 	}
 	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag}
@@ -186,4 +187,21 @@ func notify(subs []func(cluster.RuleRef), ref cluster.RuleRef) {
 func Listening(key string) bool {
 	_, ok := listening.Load(key)
 	return ok
+}
+
+// maxLoggedError bounds how much of a rejection is logged: an error can
+// quote the offending value, and a rule may carry a megabyte of it.
+const maxLoggedError = 2048
+
+// clip shortens s to at most n bytes (on a rune boundary), saying how much
+// was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }

@@ -8,11 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
-	"github.com/dubbogo/gost/log/logger"
 
 	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/integration/bench/internal/rpcfix"
@@ -33,15 +31,8 @@ func TestMain(m *testing.M) {
 
 func setup() error {
 	var err error
-	if ports, err = rpcfix.StartProviders(); err != nil {
-		return err
-	}
-	rpcfix.PutRules(ports.TagRule(), ports.SeedServiceRule())
-	if cons, err = rpcfix.Dial(); err != nil {
-		return err
-	}
-	logger.SetLoggerLevel("error")
-	return rpcfix.Ready(cons.Calls(ports), 15*time.Second)
+	ports, cons, err = rpcfix.Setup(rpcfix.Ports.SeedServiceRule)
+	return err
 }
 
 // TestRoutedByDubboroute: the consumer routes with dubboroute. Its tag

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"os"
 	"testing"
-	"time"
 
 	dgtag "dubbo.apache.org/dubbo-go/v3/cluster/router/tag"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
-	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/integration/bench/internal/rpcfix"
@@ -33,15 +31,8 @@ func TestMain(m *testing.M) {
 
 func setup() error {
 	var err error
-	if ports, err = rpcfix.StartProviders(); err != nil {
-		return err
-	}
-	rpcfix.PutRules(ports.TagRule(), ports.DubbogoServiceRule())
-	if cons, err = rpcfix.Dial(); err != nil {
-		return err
-	}
-	logger.SetLoggerLevel("error")
-	return rpcfix.Ready(cons.Calls(ports), 15*time.Second)
+	ports, cons, err = rpcfix.Setup(rpcfix.Ports.DubbogoServiceRule)
+	return err
 }
 
 // TestRoutedByDubbogo: the consumer routes with dubbo-go's own routers. Its

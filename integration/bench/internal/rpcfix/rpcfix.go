@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dubbogo/gost/log/logger"
+
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/client"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
@@ -237,4 +239,22 @@ func Bench(b *testing.B, calls []Call) {
 			b.Fatalf("%s served by %d, want %d", c.Name, got, c.Want)
 		}
 	}
+}
+
+// Setup starts the two providers, puts the tag rule and the service rule
+// that serviceRule builds for their ports, dials the consumer and waits until
+// every benchmark call routes as the rules say. Both benchmark binaries (rpc
+// and rpcbase) call it from TestMain; only the service rule differs.
+func Setup(serviceRule func(Ports) string) (Ports, *Consumer, error) {
+	ports, err := StartProviders()
+	if err != nil {
+		return ports, nil, err
+	}
+	PutRules(ports.TagRule(), serviceRule(ports))
+	cons, err := Dial()
+	if err != nil {
+		return ports, nil, err
+	}
+	logger.SetLoggerLevel("error")
+	return ports, cons, Ready(cons.Calls(ports), 15*time.Second)
 }

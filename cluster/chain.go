@@ -9,6 +9,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/tag"
 )
 
 // Options configure a Chain.
@@ -37,13 +38,30 @@ type Chain struct {
 	gen      uint64
 	consumer *router.URL
 	invokers []base.Invoker // as given (before Adapt)
-	urls     map[base.Invoker]*router.URL
 	rules    [numSlots]RuleRef
+
+	// Provider state carried from rebuild to rebuild, so that a change
+	// reads only the URLs of the providers that joined: the parsed URL of
+	// every invoker seen (entries of invokers that left are pruned when the
+	// map grows well past the live count), and the indexes the previous
+	// snapshot was compiled with. A *router.URL is never modified after
+	// it is parsed, so the values read from it stay valid.
+	urls      map[base.Invoker]*urlEntry
+	tagIndex  *tag.Index
+	condIndex *condition.ProviderIndex
+}
+
+// urlEntry is the chain's cache of one invoker.
+type urlEntry struct {
+	u    *router.URL
+	mock bool   // u.Protocol == "mock"
+	gen  uint64 // generation of the last snapshot holding the invoker
+	pos  int32  // its member in that snapshot
 }
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*router.URL{}}
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}}
 	c.rebuild()
 	return c
 }
@@ -95,26 +113,51 @@ func (c *Chain) rebuild() {
 	start := time.Now()
 	invs := make([]base.Invoker, 0, len(c.invokers))
 	urls := make([]*router.URL, 0, len(c.invokers))
-	seen := make(map[base.Invoker]*router.URL, len(c.invokers))
+	// prevPos[i]: member of the previous snapshot holding urls[i], or -1.
+	prevPos := make([]int32, 0, len(c.invokers))
+	var mocks []int
+	prevGen, gen := c.gen, c.gen+1
 	for _, ivk := range c.invokers {
 		if ivk == nil {
 			continue
 		}
-		u, ok := c.urls[ivk]
-		if !ok {
-			u = FromDubbo(ivk.GetURL())
+		e := c.urls[ivk]
+		pos := int32(-1)
+		if e == nil {
+			u := FromDubbo(ivk.GetURL())
+			e = &urlEntry{u: u, mock: u != nil && u.Protocol == "mock"}
+			c.urls[ivk] = e
+		} else if e.gen == prevGen {
+			pos = e.pos
 		}
-		seen[ivk] = u
+		// A duplicate invoker keeps its first member (and reads as new).
+		if e.gen != gen {
+			e.gen, e.pos = gen, int32(len(urls))
+		}
+		if e.mock {
+			mocks = append(mocks, len(urls))
+		}
 		out := ivk
 		if c.opts.Adapt != nil {
 			out = c.opts.Adapt(ivk)
 		}
 		invs = append(invs, out)
-		urls = append(urls, u)
+		urls = append(urls, e.u)
+		prevPos = append(prevPos, pos)
 	}
-	c.urls = seen
-	c.gen++
-	s := build(c.gen, invs, urls, c.consumer, c.rules, condition.CompileOptions{Rand: c.opts.Rand})
+	if len(c.urls) > 2*len(urls)+64 {
+		for ivk, e := range c.urls {
+			if e.gen != gen {
+				delete(c.urls, ivk)
+			}
+		}
+	}
+	c.gen = gen
+	u := router.NewUniverse(len(invs))
+	c.tagIndex = tag.NewIndex(u, urls, c.tagIndex, prevPos)
+	c.condIndex = condition.NewProviderIndexFrom(u, urls, c.condIndex, prevPos)
+	s := build(gen, u, invs, urls, mocks, c.consumer, c.rules, c.tagIndex,
+		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())

@@ -19,7 +19,13 @@ type Rules = [numSlots]RuleRef
 // the other options are ignored.
 func NewSnapshot(consumer *router.URL, providers []*router.URL, rules Rules, opts Options) *Snapshot {
 	urls := append([]*router.URL(nil), providers...)
-	return build(1, make([]base.Invoker, len(urls)), urls, consumer, rules, condition.CompileOptions{Rand: opts.Rand})
+	var mocks []int
+	for i, u := range urls {
+		if u != nil && u.Protocol == "mock" {
+			mocks = append(mocks, i)
+		}
+	}
+	return build(1, router.NewUniverse(len(urls)), make([]base.Invoker, len(urls)), urls, mocks, consumer, rules, nil, condition.CompileOptions{Rand: opts.Rand})
 }
 
 // ExtraRouter is a condition router outside the four config-center slots:

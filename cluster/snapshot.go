@@ -39,8 +39,11 @@ type Snapshot struct {
 	consumerApp *condition.Compiled
 }
 
-func build(gen uint64, invokers []base.Invoker, urls []*router.URL, consumer *router.URL, rules [numSlots]RuleRef, opt condition.CompileOptions) *Snapshot {
-	u := router.NewUniverse(len(invokers))
+// build compiles a snapshot over u (of len(invokers) members); mocks are
+// the members whose URL has protocol mock. tagIndex and opt.Index, made for
+// u and urls, carry what was read from the provider URLs for the previous
+// snapshot (nil: read them all).
+func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*router.URL, mocks []int, consumer *router.URL, rules [numSlots]RuleRef, tagIndex *tag.Index, opt condition.CompileOptions) *Snapshot {
 	s := &Snapshot{
 		Generation: gen,
 		Invokers:   invokers,
@@ -49,12 +52,14 @@ func build(gen uint64, invokers []base.Invoker, urls []*router.URL, consumer *ro
 		Consumer:   consumer,
 		Rules:      rules,
 	}
-	s.mockOnly = u.Build(func(i int) bool { return urls[i] != nil && urls[i].Protocol == "mock" })
+	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
-	s.tag = tag.Compile(rules[SlotTag].Tag, u, consumer, urls)
+	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, urls, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.
-	opt.Index = condition.NewProviderIndex(u, urls)
+	if opt.Index == nil {
+		opt.Index = condition.NewProviderIndex(u, urls)
+	}
 	compile := func(r *condition.Rule) *condition.Compiled {
 		if r == nil {
 			return nil

@@ -28,7 +28,13 @@ type ProviderIndex struct {
 
 	live []uint64             // members with a non-nil provider
 	keys map[string]*keyIndex // lazily, per then-part key
-	ids  []int32              // scratch: value of each provider while indexing a key
+
+	// prev and prevPos, when set, carry the keys of the index of the
+	// previous snapshot: providers[i] is prev.providers[prevPos[i]] when
+	// prevPos[i] >= 0, so its value is taken from prev without reading the
+	// URL again.
+	prev    *ProviderIndex
+	prevPos []int32
 }
 
 // NewProviderIndex makes an empty index over a snapshot: providers[i] is
@@ -41,6 +47,30 @@ func NewProviderIndex(u *router.Universe, providers []*router.URL) *ProviderInde
 			x.live[i>>6] |= 1 << (uint(i) & 63)
 		}
 	}
+	return x
+}
+
+// NewProviderIndexFrom is NewProviderIndex for a snapshot that shares most
+// providers with the one prev was made for: prevPos[i] is the member of
+// prev's snapshot holding the same *router.URL as providers[i], or -1 for a
+// provider prev has not seen. A key prev indexed is then built from prev's
+// values, reading only the new providers' URLs (URLs are immutable after
+// parse, so an unchanged pointer has unchanged values). prev may be nil;
+// a prevPos of the wrong length is ignored. Only the keys the previous
+// Compile calls asked for are carried over, and the new index does not keep
+// prev once the keys are built.
+func NewProviderIndexFrom(u *router.Universe, providers []*router.URL, prev *ProviderIndex, prevPos []int32) *ProviderIndex {
+	x := NewProviderIndex(u, providers)
+	if prev == nil || len(prevPos) < x.n || len(prev.keys) == 0 {
+		return x
+	}
+	x.prev, x.prevPos = prev, prevPos[:x.n]
+	for key, ki := range prev.keys {
+		if ki.used {
+			x.key(key).used = false
+		}
+	}
+	x.prev, x.prevPos = nil, nil
 	return x
 }
 
@@ -57,23 +87,35 @@ type keyIndex struct {
 	start   []int32
 	members []int32
 	present []uint64 // members that have the key
+	ids     []int32  // value of each member (-1: key absent or no provider)
+	used    bool     // asked for by a Compile (not only carried over)
 }
 
 // key returns the index of one key, building it with one pass over the
 // providers (URL.Get, as matchValues reads them) the first time.
 func (x *ProviderIndex) key(key string) *keyIndex {
 	if ki := x.keys[key]; ki != nil {
+		ki.used = true
 		return ki
 	}
 	if x.keys == nil {
 		x.keys = map[string]*keyIndex{}
 	}
-	ki := &keyIndex{byValue: map[string]int32{}, present: make([]uint64, x.words)}
-	if x.ids == nil {
-		x.ids = make([]int32, x.n)
-	}
-	ids := x.ids
+	ki := &keyIndex{byValue: map[string]int32{}, present: make([]uint64, x.words), ids: make([]int32, x.n), used: true}
+	ids := ki.ids
 	var counts []int32
+	// Values carried over from the previous snapshot's index: old value
+	// id -> new value id (-1: not seen yet).
+	var old *keyIndex
+	var remap []int32
+	if x.prev != nil {
+		if old = x.prev.keys[key]; old != nil {
+			remap = make([]int32, len(old.values))
+			for i := range remap {
+				remap[i] = -1
+			}
+		}
+	}
 	// Get formats the port for every provider; the handful of distinct
 	// ports are formatted once instead.
 	var ports map[int]string
@@ -81,6 +123,30 @@ func (x *ProviderIndex) key(key string) *keyIndex {
 		ids[i] = -1
 		if p == nil {
 			continue
+		}
+		if old != nil {
+			if j := x.prevPos[i]; j >= 0 && int(j) < len(old.ids) {
+				oid := old.ids[j]
+				if oid < 0 {
+					continue
+				}
+				id := remap[oid]
+				if id < 0 {
+					v := old.values[oid]
+					var seen bool
+					if id, seen = ki.byValue[v]; !seen {
+						id = int32(len(ki.values))
+						ki.byValue[v] = id
+						ki.values = append(ki.values, v)
+						counts = append(counts, 0)
+					}
+					remap[oid] = id
+				}
+				ids[i] = id
+				counts[id]++
+				ki.present[i>>6] |= 1 << (uint(i) & 63)
+				continue
+			}
 		}
 		var v string
 		var ok bool

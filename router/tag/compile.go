@@ -52,6 +52,13 @@ type Set = router.Set
 // (plus once per wildcard, range or CIDR address pattern, see addrIndex) and
 // never fails.
 func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*router.URL) *Compiled {
+	return CompileWith(rule, u, consumer, providers, nil)
+}
+
+// CompileWith is Compile reading the providers through x, an Index made by
+// NewIndex for the same universe and provider slice (x nil, or made for
+// another snapshot, is replaced by a private one). The result is the same.
+func CompileWith(rule *Rule, u *router.Universe, consumer *router.URL, providers []*router.URL, x *Index) *Compiled {
 	c := &Compiled{u: u, rule: rule, static: map[string]*Set{}}
 	if consumer != nil {
 		c.consumerTag = consumer.Params[TagKey]
@@ -64,34 +71,36 @@ func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*
 		}
 		return nil
 	}
-	// One pass over the providers for the static tags and, when a dynamic
-	// rule will need them, the hosts: their URLs are scattered in memory, so
-	// at scale every first read of one is a cache miss.
+	if x == nil || !x.indexes(u, providers) {
+		x = NewIndex(u, providers, nil, nil)
+	}
 	usable := rule.Usable()
 	var idx *addrIndex
 	if usable {
-		idx = newAddrIndex(n)
+		x.hosts()
+		idx = &addrIndex{n: n, addrs: x.addrs, ports: x.ports}
 	}
-	untagged := make([]int, 0, n)
-	members := map[string][]int{}
-	for i := 0; i < n; i++ {
-		var t string
-		if p := provider(i); p != nil {
-			t = p.Params[TagKey]
-			if idx != nil {
-				idx.add(i, p)
-			}
-		}
-		if t == "" {
-			untagged = append(untagged, i)
-		} else {
-			members[t] = append(members[t], i)
-		}
+	// Counting sort of the members by static tag (the untagged last).
+	counts := make([]int32, len(x.tagVals)+1)
+	for _, t := range x.tags {
+		counts[t+1]++
+	}
+	start := make([]int32, len(counts)+1)
+	for v, k := range counts {
+		start[v+1] = start[v] + k
+	}
+	members := make([]int, n)
+	next := counts
+	copy(next, start[:len(counts)])
+	for i, t := range x.tags {
+		members[next[t+1]] = i
+		next[t+1]++
+	}
+	untagged := members[start[0]:start[1]]
+	for t, v := range x.tagVals {
+		c.static[v] = u.Of(members[start[t+1]:start[t+2]]...)
 	}
 	c.untagged = u.Of(untagged...)
-	for t, m := range members {
-		c.static[t] = u.Of(m...)
-	}
 	c.claimed, c.failover = u.None(), c.untagged
 	if !usable {
 		return c
@@ -147,6 +156,121 @@ func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*
 	return c
 }
 
+// Index holds what Compile reads from each provider URL of one snapshot:
+// the static tag and, once a usable rule needs them, the parsed host and
+// port. Those URLs are scattered in memory, so at scale every first read of
+// one is a cache miss; NewIndex carries the values of unchanged providers
+// over from the previous snapshot's Index instead (router.URL values are
+// immutable after parse, so the same pointer has the same values). An Index
+// is filled by the Compile calls that use it and is not safe for concurrent
+// use.
+type Index struct {
+	u         *router.Universe
+	providers []*router.URL // as given, for the same-snapshot check
+	n         int           // u.Size()
+
+	tags    []int32  // member -> static tag (index into tagVals), -1: untagged
+	tagVals []string // distinct static tags, in order of first appearance
+
+	addrs []netip.Addr // parsed host (invalid: matches only "*"); nil until hosts
+	ports []int
+}
+
+// NewIndex reads the static tags of providers (providers[i] is member i of
+// u, as in Compile). prevPos[i], when prev is not nil, is the member of
+// prev's snapshot holding the same *router.URL as providers[i], or -1: those
+// providers' tags (and hosts, if prev has them) are taken from prev without
+// reading their URLs. prev is not kept.
+func NewIndex(u *router.Universe, providers []*router.URL, prev *Index, prevPos []int32) *Index {
+	n := u.Size()
+	x := &Index{u: u, providers: providers, n: n, tags: make([]int32, n)}
+	if prev != nil && len(prevPos) < min(n, len(providers)) {
+		prev = nil
+	}
+	from := func(i int) int32 { // member of prev, or -1
+		if prev == nil || i >= len(prevPos) {
+			return -1
+		}
+		if j := prevPos[i]; j >= 0 && int(j) < prev.n {
+			return j
+		}
+		return -1
+	}
+	var byValue map[string]int32
+	var remap []int32 // tag of prev -> tag of x
+	if prev != nil {
+		remap = make([]int32, len(prev.tagVals))
+		for i := range remap {
+			remap[i] = -1
+		}
+	}
+	intern := func(v string) int32 {
+		id, ok := byValue[v]
+		if !ok {
+			if byValue == nil {
+				byValue = map[string]int32{}
+			}
+			id = int32(len(x.tagVals))
+			byValue[v] = id
+			x.tagVals = append(x.tagVals, v)
+		}
+		return id
+	}
+	for i := 0; i < n; i++ {
+		x.tags[i] = -1
+		if j := from(i); j >= 0 {
+			if t := prev.tags[j]; t >= 0 {
+				if remap[t] < 0 {
+					remap[t] = intern(prev.tagVals[t])
+				}
+				x.tags[i] = remap[t]
+			}
+			continue
+		}
+		if i >= len(providers) || providers[i] == nil {
+			continue
+		}
+		if t := providers[i].Params[TagKey]; t != "" {
+			x.tags[i] = intern(t)
+		}
+	}
+	if prev != nil && prev.addrs != nil {
+		x.addrs, x.ports = make([]netip.Addr, n), make([]int, n)
+		for i := 0; i < n; i++ {
+			if j := from(i); j >= 0 {
+				x.addrs[i], x.ports[i] = prev.addrs[j], prev.ports[j]
+			} else if i < len(providers) && providers[i] != nil {
+				x.addrs[i], x.ports[i] = parseHost(providers[i])
+			}
+		}
+	}
+	return x
+}
+
+// indexes reports whether x was made for this snapshot.
+func (x *Index) indexes(u *router.Universe, providers []*router.URL) bool {
+	return x.u == u && len(x.providers) == len(providers) && (len(providers) == 0 || &x.providers[0] == &providers[0])
+}
+
+// hosts fills addrs and ports.
+func (x *Index) hosts() {
+	if x.addrs != nil {
+		return
+	}
+	x.addrs, x.ports = make([]netip.Addr, x.n), make([]int, x.n)
+	for i := 0; i < x.n && i < len(x.providers); i++ {
+		if p := x.providers[i]; p != nil {
+			x.addrs[i], x.ports[i] = parseHost(p)
+		}
+	}
+}
+
+func parseHost(p *router.URL) (netip.Addr, int) {
+	h := strings.TrimSuffix(strings.TrimPrefix(p.Host, "["), "]")
+	a, _ := netip.ParseAddr(h) // invalid: matches only "*"
+	return a, p.Port
+}
+
 // addrIndex finds the providers an address pattern matches. Testing every
 // provider against every pattern is O(providers × patterns), and rules list
 // addresses by the hundred (a gray pool of 20 % of a fleet, or a match tag's
@@ -181,9 +305,7 @@ func newAddrIndex(n int) *addrIndex {
 
 // add records provider i's host and port.
 func (x *addrIndex) add(i int, p *router.URL) {
-	h := strings.TrimSuffix(strings.TrimPrefix(p.Host, "["), "]")
-	x.addrs[i], _ = netip.ParseAddr(h) // invalid: matches only "*"
-	x.ports[i] = p.Port
+	x.addrs[i], x.ports[i] = parseHost(p)
 }
 
 func v4Key(a netip.Addr) uint32 {

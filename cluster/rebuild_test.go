@@ -1,0 +1,98 @@
+package cluster
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// TestRebuildCarryOverMatchesFresh: a chain carries what it read from the
+// provider URLs (static tags, hosts, then-part key values) from snapshot to
+// snapshot. Over random joins, leaves, reorders, duplicates and rule
+// changes, every snapshot must route exactly as one compiled from scratch
+// (NewSnapshot) over the same URLs and rules.
+func TestRebuildCarryOverMatchesFresh(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	var pool []base.Invoker
+	for i := 0; i < 80; i++ {
+		params := fmt.Sprintf("region=r%d", i%4)
+		if i%3 == 1 {
+			params += "&dubbo.tag=gray"
+		} else if i%7 == 2 {
+			params += "&dubbo.tag=blue"
+		}
+		if i%11 == 5 {
+			params = "dubbo.tag=gray" // no region
+		}
+		pool = append(pool, invoker(t, fmt.Sprintf("10.0.%d.%d:%d", i/50, i%50, 20880+i%2), params))
+	}
+	tagRules := []RuleRef{
+		{},
+		tagRule(t, "force: false\nenabled: true\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: [\"10.0.0.3:20881\", \"10.0.0.4\", \"10.0.1.7:20881\"]\n"),
+		tagRule(t, "force: true\nenabled: true\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: [\"10.0.0.*\"]\n  - name: blue\n    addresses: [\"0.0.0.0:20880\"]\n"),
+		tagRule(t, "force: false\nenabled: false\nkey: demo-provider\ntags:\n  - name: gray\n    addresses: [\"10.0.0.3\"]\n"),
+	}
+	condRules := []RuleRef{
+		{},
+		condRule(t, iface+"::.condition-router", "conditions:\n  - method=queryAll => region=r1,r2\n  - method=queryByName => port=20881&region!=r3\n"),
+		condRule(t, iface+"::.condition-router", "conditions:\n  - method=queryAll => dubbo.tag=gray\n  - => host=10.0.0.*&address!=10.0.0.3:20881\n"),
+		condRule(t, iface+"::.condition-router", "conditions:\n  - => region=r*&port=20880\n"),
+	}
+	appRules := []RuleRef{{}, condRule(t, "demo-consumer1.condition-router", "conditions:\n  - => region=r0,r1,r2\n")}
+	calls := []router.Call{
+		{Method: "queryAll"},
+		{Method: "queryByName"},
+		{Method: "other"},
+		{Method: "queryAll", Attachments: router.AttachmentMap{"dubbo.tag": "gray"}},
+		{Method: "queryByName", Attachments: router.AttachmentMap{"dubbo.tag": "blue", "dubbo.force.tag": "true"}},
+		{Method: "other", Attachments: router.AttachmentMap{"dubbo.tag": "red"}},
+	}
+	consumer := consumerURL("demo-consumer1")
+	c := New(consumer, Options{Name: iface})
+	cur := append([]base.Invoker(nil), pool[:40]...)
+	for step := 0; step < 300; step++ {
+		switch r.IntN(6) {
+		case 0: // join
+			cur = append(cur, pool[r.IntN(len(pool))])
+		case 1: // leave
+			if len(cur) > 0 {
+				i := r.IntN(len(cur))
+				cur = append(cur[:i:i], cur[i+1:]...)
+			}
+		case 2: // reorder
+			cur = append([]base.Invoker(nil), cur...)
+			r.Shuffle(len(cur), func(i, j int) { cur[i], cur[j] = cur[j], cur[i] })
+		case 3: // new list, with a duplicate and a nil now and then
+			cur = nil
+			for _, i := range r.Perm(len(pool))[:r.IntN(len(pool))] {
+				cur = append(cur, pool[i])
+			}
+			if len(cur) > 0 && r.IntN(2) == 0 {
+				cur = append(cur, cur[0], nil)
+			}
+		case 4:
+			c.SetRule(SlotTag, tagRules[r.IntN(len(tagRules))])
+		case 5:
+			c.SetRule(SlotService, condRules[r.IntN(len(condRules))])
+			c.SetRule(SlotConsumerApp, appRules[r.IntN(len(appRules))])
+		}
+		c.SetInvokers(cur)
+		got := c.Snapshot()
+		want := NewSnapshot(consumer, got.URLs, got.Rules, Options{})
+		for _, call := range calls {
+			var t1, t2 router.Trace
+			g, w := got.RouteSet(&call, &t1, nil), want.RouteSet(&call, &t2, nil)
+			if !reflect.DeepEqual(members(g), members(w)) || !reflect.DeepEqual(t1, t2) {
+				t.Fatalf("step %d, %s %v: chain %v, fresh %v\n%s\n%s", step, call.Method, call.Attachments, members(g), members(w), t1.String(), t2.String())
+			}
+		}
+	}
+	if len(c.urls) > 2*len(pool)+64 {
+		t.Errorf("the URL cache holds %d entries for a pool of %d", len(c.urls), len(pool))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
@@ -86,6 +87,9 @@ type Parsed struct {
 // rule (the config-center convention makes it a delete); callers check that
 // first.
 func Parse(kind Kind, content string) (Parsed, error) {
+	if err := CheckText(kind, content); err != nil {
+		return Parsed{Kind: kind}, err
+	}
 	p := Parsed{Kind: kind, Version: "1"}
 	var err error
 	switch kind {
@@ -108,6 +112,24 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		return Parsed{Kind: kind}, err
 	}
 	return p, nil
+}
+
+// CheckText rejects content that is not UTF-8 text, naming the line and
+// byte of the first bad byte (the YAML parser reports it without a
+// position). Parse runs it first.
+func CheckText(kind Kind, content string) error {
+	if utf8.ValidString(content) {
+		return nil
+	}
+	for i, r := range content {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(content[i:]); size <= 1 {
+				line := 1 + strings.Count(content[:i], "\n")
+				return fmt.Errorf("%s rule, line %d: not UTF-8 text (byte 0x%02x at offset %d)", kind, line, content[i], i)
+			}
+		}
+	}
+	return fmt.Errorf("%s rule: not UTF-8 text", kind)
 }
 
 // IsIgnored reports whether a parse error is one Java Dubbo treats as "rule

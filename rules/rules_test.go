@@ -81,3 +81,15 @@ func TestParseByKind(t *testing.T) {
 		t.Fatal("unknown kind accepted")
 	}
 }
+
+func TestParseNamesTheLineOfInvalidUTF8(t *testing.T) {
+	for _, kind := range []Kind{KindCondition, KindTag, KindGray} {
+		_, err := Parse(kind, "force: true\nconditions:\n  - method=a\xff => port=1\n")
+		if err == nil || !strings.Contains(err.Error(), "line 3") || !strings.Contains(err.Error(), "0xff") {
+			t.Errorf("%s: %v, want line 3 and the bad byte named", kind, err)
+		}
+	}
+	if _, err := Parse(KindCondition, "conditions:\n  - method=é => port=1\n"); err != nil {
+		t.Errorf("valid UTF-8 rejected: %v", err)
+	}
+}

@@ -2,14 +2,11 @@ package fault
 
 import (
 	"fmt"
+	"github.com/dubboroute/dubboroute/rules"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/dubboroute/dubboroute/loadbalance/gray"
-	"github.com/dubboroute/dubboroute/router/condition"
-	"github.com/dubboroute/dubboroute/router/tag"
 )
 
 // ruleKind says which config-center key a corpus entry is pushed to.
@@ -30,9 +27,8 @@ const (
 type badRule struct {
 	name string
 	kind ruleKind
-	// line is the line the rejection must name; 0 for the entries whose
-	// parser error names none (binary garbage: yaml.v3 reports invalid
-	// UTF-8 without a position).
+	// line is the line the rejection must name (binary garbage: the line
+	// of the first byte that is not UTF-8, which rules.Parse reports).
 	line    int
 	content string
 }
@@ -119,7 +115,7 @@ func corpus() []badRule {
 		{"cond/1MB-priority", kindCondition, 6, svcHead + "priority: " + big + "\nconditions:\n  - method=queryAll => address=*:{P2}\n"},
 		{"cond/deep-flow", kindCondition, 6, svcHead + "conditions: " + deep(20000) + "\n"},
 		{"cond/alias-bomb", kindCondition, 1, svcHead + aliasBomb()},
-		{"cond/binary", kindCondition, 0, garbage(4096)},
+		{"cond/binary", kindCondition, 1, garbage(4096)},
 
 		// Tag rules.
 		{"tag/yaml-unclosed-flow", kindTag, 4, tagHead + "tags: [{name: t, addresses: [127.0.0.1:{P1}]\n"},
@@ -135,7 +131,7 @@ func corpus() []badRule {
 		{"tag/1MB-bad-port", kindTag, 6, tagHead + "tags:\n  - name: t\n    addresses: [\"127.0.0.1:" + big + "\"]\n"},
 		{"tag/deep-flow", kindTag, 5, tagHead + "tags: " + deep(20000) + "\n"},
 		{"tag/deep-block-in-addresses", kindTag, 8, tagHead + "tags:\n  - name: t\n    addresses:\n" + indent(deepBlock(500), 6)},
-		{"tag/binary", kindTag, 0, garbage(4096)},
+		{"tag/binary", kindTag, 1, garbage(4096)},
 
 		// Gray rules.
 		{"gray/yaml-unclosed-quote", kindGray, 3, grayHead + "fallback: \"normal\n"},
@@ -150,7 +146,7 @@ func corpus() []badRule {
 		{"gray/percent-over-100", kindGray, 5, grayHead + "requests:\n  - name: r\n    percent: 250\n"},
 		{"gray/1MB-bad-regex", kindGray, 6, grayHead + "grayProviders:\n  match:\n    - param: status\n      regex: \"(" + strings.Repeat("a", mb) + "\"\n"},
 		{"gray/deep-flow", kindGray, 3, grayHead + "requests: " + deep(20000) + "\n"},
-		{"gray/binary", kindGray, 0, garbage(4096)},
+		{"gray/binary", kindGray, 1, garbage(4096)},
 	}
 }
 
@@ -161,17 +157,8 @@ func (r badRule) expand(p1, p2, p3 int) string {
 
 // parse runs the parser the consumer runs for the entry's key.
 func (r badRule) parse(content string) error {
-	var err error
-	switch r.kind {
-	case kindCondition:
-		_, err = condition.ParseRule(content)
-	case kindTag:
-		_, err = tag.ParseRule(content)
-	case kindGray:
-		_, err = gray.ParseRule(content)
-	default:
-		err = fmt.Errorf("unknown kind %q", r.kind)
-	}
+	// rules.Parse is the consumer's path (extension) and the CLI's.
+	_, err := rules.Parse(rules.Kind(r.kind), content)
 	return err
 }
 

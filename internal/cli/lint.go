@@ -112,6 +112,12 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		l.add("DR007", 0, -1, "the rule is empty")
 		return res
 	}
+	if err := rules.CheckText(k.Kind, content); err != nil {
+		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003"}[k.Kind]
+		l.add(code, lineOf(err), -1, "%v", err)
+		sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
+		return res
+	}
 	switch k.Kind {
 	case rules.KindCondition:
 		l.condition(k, content)

@@ -3,6 +3,7 @@ package condition
 import (
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/internal/javastr"
 	"io"
 	"math/big"
 	"regexp"
@@ -440,6 +441,21 @@ func yamlInt(v string) string {
 		neg = s[0] == '-'
 		s = s[1:]
 	}
+	// Decimal (no leading 0, which YAML 1.1 reads as octal): Java's
+	// BigInteger/Long toString is the digits themselves. Rendering them
+	// without math/big keeps a megabyte-long number (a hostile rule) linear
+	// instead of quadratic.
+	if s != "" && s[0] != '0' && !strings.Contains(s, ":") && javastr.Digits(s) {
+		if neg {
+			return "-" + s
+		}
+		return s
+	}
+	// Other bases of absurd length are left as written rather than spending
+	// quadratic time normalising a number no rule field can hold.
+	if len(s) > maxRadixDigits {
+		return v
+	}
 	n := new(big.Int)
 	switch {
 	case s == "0":
@@ -463,6 +479,10 @@ func yamlInt(v string) string {
 	}
 	return n.String()
 }
+
+// maxRadixDigits bounds the binary, octal, hex and sexagesimal integers
+// yamlInt normalises.
+const maxRadixDigits = 4096
 
 // yamlFloat is SnakeYAML's ConstructYamlFloat rendered by Double.toString.
 func yamlFloat(v string) string {

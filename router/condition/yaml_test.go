@@ -197,3 +197,29 @@ func TestAliasExpansionIsBounded(t *testing.T) {
 		t.Fatalf("err %v, want an alias-expansion rejection", err)
 	}
 }
+
+func TestYAMLIntRendersLikeJava(t *testing.T) {
+	for in, want := range map[string]string{
+		"123": "123", "+123": "123", "-123": "-123", "1_000": "1000", "0": "0",
+		"0x1F": "31", "017": "15", "0b101": "5", "1:30": "90",
+		"99999999999999999999999": "99999999999999999999999",
+	} {
+		if got := yamlInt(in); got != want {
+			t.Errorf("yamlInt(%q) = %q, want %q", in, got, want)
+		}
+	}
+	huge := strings.Repeat("9", 1000*1000)
+	if got := yamlInt(huge); got != huge {
+		t.Error("a megabyte-long decimal is not rendered as its digits")
+	}
+}
+
+// A hostile rule with a megabyte-long priority is rejected (priority must
+// be an int) and the error names the line.
+func TestHugePriorityIsRejectedWithItsLine(t *testing.T) {
+	rule := "force: true\npriority: " + strings.Repeat("9", 1000*1000) + "\nconditions:\n  - => host=1.2.3.4\n"
+	_, err := ParseRule(rule)
+	if err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("huge priority: %.200v", err)
+	}
+}

@@ -1,44 +1,18 @@
 package gray
 
 import (
-	"fmt"
+	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 	"strconv"
 	"testing"
 
 	"github.com/dubboroute/dubboroute/router"
 )
 
-var benchSizes = []int{10, 100, 1000, 10000}
-
-const benchRule = `
-requests:
-  - conditions:
-      - {source: attachment, key: userId, operator: in, value: "1,2,3,4,5,6,7,8,9,10"}
-  - conditions:
-      - {source: method, operator: startsWith, value: query}
-    percent: 20
-    hashKey: attachment:userId
-`
-
-// benchProviders: every 10th provider gray, weights varied so the weighted
-// path (binary search over prefix sums) is exercised.
-func benchProviders(n int) []*router.URL {
-	out := make([]*router.URL, n)
-	for i := range out {
-		s := fmt.Sprintf("dubbo://10.%d.%d.%d:20880/com.example.BookFacade?application=book-provider&weight=%d", i>>16&255, i>>8&255, i&255, 50+i%100)
-		if i%10 == 0 {
-			s += "&status=gray"
-		}
-		out[i] = router.MustParseURL(s)
-	}
-	return out
-}
-
 // BenchmarkGrayPick is one classification plus one weighted pick on a
 // compiled plan; users alternate between a listed gray user and sticky
 // rollout users.
 func BenchmarkGrayPick(b *testing.B) {
-	r, err := ParseRule(benchRule)
+	r, err := ParseRule(graybench.Rule)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,8 +20,8 @@ func BenchmarkGrayPick(b *testing.B) {
 	for i := range calls {
 		calls[i] = &router.Call{Method: "queryAll", Attachments: router.AttachmentMap{"userId": strconv.Itoa(i * 37)}}
 	}
-	for _, n := range benchSizes {
-		p := Compile(Input{Rule: r, Providers: benchProviders(n)}, Options{})
+	for _, n := range graybench.Sizes {
+		p := Compile(Input{Rule: r, Providers: graybench.Providers(n)}, Options{})
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
@@ -61,9 +35,9 @@ func BenchmarkGrayPick(b *testing.B) {
 
 // BenchmarkCompile is the slow path: a new routed slice or rule.
 func BenchmarkCompile(b *testing.B) {
-	r, _ := ParseRule(benchRule)
+	r, _ := ParseRule(graybench.Rule)
 	for _, n := range []int{10, 1000} {
-		provs := benchProviders(n)
+		provs := graybench.Providers(n)
 		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -1,7 +1,7 @@
 package dubbogo
 
 import (
-	"fmt"
+	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 	"strconv"
 	"testing"
 
@@ -11,24 +11,11 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
-	"github.com/dubboroute/dubboroute/router"
 )
-
-var benchSizes = []int{10, 100, 1000, 10000}
-
-const benchRule = `
-requests:
-  - conditions:
-      - {source: attachment, key: userId, operator: in, value: "1,2,3,4,5,6,7,8,9,10"}
-  - conditions:
-      - {source: method, operator: startsWith, value: query}
-    percent: 20
-    hashKey: attachment:userId
-`
 
 func benchInvokers(b *testing.B, n int) []base.Invoker {
 	out := make([]base.Invoker, n)
-	for i, u := range benchURLs(n) {
+	for i, u := range graybench.Providers(n) {
 		cu, err := common.NewURL(u.String())
 		if err != nil {
 			b.Fatal(err)
@@ -42,10 +29,10 @@ func benchInvokers(b *testing.B, n int) []base.Invoker {
 // rule, weighted random inside the pool) with dubbo-go's built-in random
 // balancer on the same invokers, in the same run.
 func BenchmarkSelect(b *testing.B) {
-	for _, n := range benchSizes {
+	for _, n := range graybench.Sizes {
 		invs := benchInvokers(b, n)
 		lb := New(gray.Options{})
-		if err := lb.SetRuleText("book-provider", benchRule); err != nil {
+		if err := lb.SetRuleText("book-provider", graybench.Rule); err != nil {
 			b.Fatal(err)
 		}
 		inv := invocation.NewRPCInvocation("queryAll", nil, map[string]any{"userId": "7"})
@@ -65,16 +52,4 @@ func BenchmarkSelect(b *testing.B) {
 			}
 		})
 	}
-}
-
-func benchURLs(n int) []*router.URL {
-	out := make([]*router.URL, n)
-	for i := range out {
-		s := fmt.Sprintf("dubbo://10.%d.%d.%d:20880/com.example.BookFacade?application=book-provider&weight=%d", i>>16&255, i>>8&255, i&255, 50+i%100)
-		if i%10 == 0 {
-			s += "&status=gray"
-		}
-		out[i] = router.MustParseURL(s)
-	}
-	return out
 }

@@ -360,3 +360,25 @@ type zkLogger struct{ l *slog.Logger }
 func (z zkLogger) Printf(format string, args ...any) {
 	z.l.Debug("go-zookeeper: " + fmt.Sprintf(format, args...))
 }
+
+// checkOpen fails with ErrClosed once the client is closed; what names the
+// operation for the error.
+func (c *Client) checkOpen(what string) error {
+	select {
+	case <-c.closed:
+		return fmt.Errorf("zookeeper: %s: %w", what, ErrClosed)
+	default:
+		return nil
+	}
+}
+
+// runWatch runs one watch loop in a goroutine the client waits for on
+// Close, and closes out when the loop ends.
+func runWatch[T any](c *Client, ctx context.Context, name string, out chan T, read func() (<-chan zk.Event, error)) {
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(out)
+		c.watchLoop(ctx, name, read)
+	}()
+}

@@ -49,19 +49,12 @@ func (c *Client) WatchProviders(ctx context.Context, iface string) (<-chan Provi
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper: watch providers: %w", err)
 	}
-	select {
-	case <-c.closed:
-		return nil, fmt.Errorf("zookeeper: watch providers %s: %w", path, ErrClosed)
-	default:
+	if err := c.checkOpen("watch providers " + path); err != nil {
+		return nil, err
 	}
 	out := make(chan Providers, 16)
 	w := &providerWatch{c: c, iface: iface, path: path, out: out, logged: map[string]bool{}}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer close(out)
-		c.watchLoop(ctx, "providers "+path, func() (<-chan zk.Event, error) { return w.read(ctx) })
-	}()
+	runWatch(c, ctx, "providers "+path, out, func() (<-chan zk.Event, error) { return w.read(ctx) })
 	return out, nil
 }
 

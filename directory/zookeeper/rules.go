@@ -185,19 +185,12 @@ func (c *Client) WatchRule(ctx context.Context, key string) (<-chan RuleEvent, e
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper: watch rule: %w", err)
 	}
-	select {
-	case <-c.closed:
-		return nil, fmt.Errorf("zookeeper: watch rule %s: %w", path, ErrClosed)
-	default:
+	if err := c.checkOpen("watch rule " + path); err != nil {
+		return nil, err
 	}
 	out := make(chan RuleEvent, 16)
 	w := &ruleWatch{c: c, key: key, path: path, out: out}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		defer close(out)
-		c.watchLoop(ctx, "rule "+path, func() (<-chan zk.Event, error) { return w.read(ctx) })
-	}()
+	runWatch(c, ctx, "rule "+path, out, func() (<-chan zk.Event, error) { return w.read(ctx) })
 	return out, nil
 }
 

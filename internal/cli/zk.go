@@ -58,6 +58,24 @@ func (z *zkFlags) dial(fs *flagSet) (*zookeeper.Client, int, bool) {
 	return c, 0, true
 }
 
+// keyAndDial is the start of a command that takes exactly one key and
+// talks to ZooKeeper: parse the flags, take the key, dial.
+func (z *zkFlags) keyAndDial(fs *flagSet, args []string) (string, *zookeeper.Client, int, bool) {
+	pos, code, ok := fs.parse(args)
+	if !ok {
+		return "", nil, code, false
+	}
+	key, code, ok := oneKey(fs, pos, 0)
+	if !ok {
+		return "", nil, code, false
+	}
+	c, code, ok := z.dial(fs)
+	if !ok {
+		return "", nil, code, false
+	}
+	return key, c, 0, true
+}
+
 // oneKey checks the positional arguments of a one-key command.
 func oneKey(fs *flagSet, pos []string, extra int) (string, int, bool) {
 	if len(pos) < 1 || len(pos) > 1+extra {
@@ -77,15 +95,7 @@ The content goes to stdout as stored. If it is not a valid rule of the key's
 kind, the errors go to stderr and the exit status is 1.`)
 	z := addZKFlags(fs)
 	asJSON := fs.Bool("json", false, "print {key, path, version, content, findings} as JSON")
-	pos, code, ok := fs.parse(args)
-	if !ok {
-		return code
-	}
-	key, code, ok := oneKey(fs, pos, 0)
-	if !ok {
-		return code
-	}
-	c, code, ok := z.dial(fs)
+	key, c, code, ok := z.keyAndDial(fs, args)
 	if !ok {
 		return code
 	}
@@ -179,15 +189,7 @@ func runRm(ctx context.Context, sio Stdio, args []string) int {
 		`Delete the rule stored under a config-center key. Consumers then route
 without it (Java and dubboroute treat a deleted node as "no rule").`)
 	z := addZKFlags(fs)
-	pos, code, ok := fs.parse(args)
-	if !ok {
-		return code
-	}
-	key, code, ok := oneKey(fs, pos, 0)
-	if !ok {
-		return code
-	}
-	c, code, ok := z.dial(fs)
+	key, c, code, ok := z.keyAndDial(fs, args)
 	if !ok {
 		return code
 	}

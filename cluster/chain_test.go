@@ -229,6 +229,9 @@ func TestNoProviderNamesDroppedProviders(t *testing.T) {
 	if strings.Contains(e.Error(), "dropped") {
 		t.Errorf("nothing dropped, but the error says %q", e.Error())
 	}
+	if want := "the registry delivered no provider of " + iface + ` with group "", version ""`; !strings.Contains(e.Error(), want) {
+		t.Errorf("error %q lacks %q", e.Error(), want)
+	}
 }
 
 func TestMaterializedSliceIsCached(t *testing.T) {

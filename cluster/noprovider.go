@@ -27,6 +27,11 @@ type NoProviderError struct {
 	// Dropped are providers the registry delivered that never reached the
 	// chain, with why (see Options.Dropped).
 	Dropped []Dropped
+	// Wanted is what the reference asked the registry for (group, version,
+	// protocol), named when no provider reached the chain at all: dubbo-go's
+	// registries drop providers of other groups and versions before any
+	// listener sees them.
+	Wanted string
 }
 
 // Dropped is a provider that was dropped before routing.
@@ -45,6 +50,9 @@ func (e *NoProviderError) Error() string {
 	msg := fmt.Sprintf("dubboroute: no provider available for %s.%s after routing %d providers (snapshot %d): %s",
 		e.Service, e.Method, e.Providers, e.Generation, e.Trace.String())
 	if len(e.Dropped) == 0 {
+		if e.Providers == 0 && e.Wanted != "" {
+			msg += "; the registry delivered no provider of " + e.Wanted
+		}
 		return msg
 	}
 	var b strings.Builder
@@ -80,6 +88,7 @@ func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router
 	}
 	return &noProviderInvoker{url: u, err: &NoProviderError{
 		Service: name, Method: method, Providers: len(s.Invokers), Generation: s.Generation, Trace: trace,
+		Wanted: wanted(s.Consumer),
 	}}
 }
 
@@ -108,4 +117,17 @@ func AsNoProvider(invokers []base.Invoker) (*NoProviderError, bool) {
 		return nil, false
 	}
 	return n.err, true
+}
+
+// wanted describes the providers a consumer subscribes to: interface,
+// group, version and protocol as its URL says.
+func wanted(c *router.URL) string {
+	if c == nil {
+		return ""
+	}
+	proto := c.Param("protocol")
+	if proto == "" {
+		proto = "any"
+	}
+	return fmt.Sprintf("%s with group %q, version %q, protocol %s", c.Interface(), c.Param("group"), c.Param("version"), proto)
 }

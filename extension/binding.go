@@ -47,12 +47,20 @@ type Binding struct {
 	ready     atomic.Bool
 	readyCh   chan struct{}
 	readyOnce sync.Once
+	settle    *time.Timer // b.mu
 }
 
+// StartupSettle is how long the registry must stay quiet after delivering
+// providers before a new reference's first calls go ahead: dubbo-go's
+// ZooKeeper registry notifies the providers present at subscription one
+// event each, so the first event is rarely the whole list.
+var StartupSettle = 150 * time.Millisecond
+
 // StartupWait bounds how long the first calls of a new reference wait for
-// the registry's first provider notification. dubbo-go subscribes in a
-// goroutine, so without it a call made right after dubbo.Load finds no
-// provider; Java Dubbo's registries notify before refer returns.
+// the registry's first providers (see StartupSettle). dubbo-go subscribes in
+// a goroutine, so without it a call made right after dubbo.Load finds no
+// provider, or only some; Java Dubbo's registries notify the whole list
+// before refer returns.
 var StartupWait = 3 * time.Second
 
 // awaitProviders blocks until the first providers arrived or StartupWait
@@ -240,8 +248,12 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 		b.switchProviderApp(app)
 	}
 	b.chain.SetInvokers(invokers)
-	if len(invokers) > 0 {
-		b.markReady()
+	if len(invokers) > 0 && !b.ready.Load() {
+		if b.settle == nil {
+			b.settle = time.AfterFunc(StartupSettle, b.markReady)
+		} else {
+			b.settle.Reset(StartupSettle)
+		}
 	}
 }
 

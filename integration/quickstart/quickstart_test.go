@@ -90,7 +90,7 @@ func buildQuickstart(t *testing.T) string {
 			buildErr = err
 			return
 		}
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
+		harness.RemoveAtExit(dir)
 		gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 		if err != nil {
 			buildErr = err
@@ -186,7 +186,10 @@ func parse(out string) result {
 //     that list, whose addresses are ZooKeeper's);
 //   - with the reference's protocol line removed (dubbo-go's default tri),
 //     every call fails with an error that names both providers as dropped
-//     before routing and why.
+//     before routing and why;
+//   - with a group the providers do not have, every call fails with an error
+//     that says which group, version and protocol the registry delivered no
+//     provider of (dubbo-go's registry drops the others before any listener).
 func TestQuickstartRegistryModes(t *testing.T) {
 	server := zk.Start(t)
 	registry := "zookeeper://" + server.Addr()
@@ -266,6 +269,21 @@ func TestQuickstartRegistryModes(t *testing.T) {
 				if !strings.Contains(e, want) {
 					t.Fatalf("the no-provider error does not say %q:\n%s", want, e)
 				}
+			}
+		}
+	})
+
+	t.Run("group-mismatch", func(t *testing.T) {
+		yaml := strings.Replace(base, "protocol: dubbo", "protocol: dubbo\n        group: canary", 1)
+		out := run(t, bin, yaml)
+		r := parse(out)
+		if len(r.served) != 0 || len(r.errs) != calls {
+			t.Fatalf("with group canary, want %d failed calls, got %d served and %d failed\n%s", calls, len(r.served), len(r.errs), out)
+		}
+		want := "the registry delivered no provider of " + api.Interface + ` with group "canary", version "", protocol dubbo`
+		for _, e := range r.errs {
+			if !strings.Contains(e, want) {
+				t.Fatalf("the no-provider error does not say %q:\n%s", want, e)
 			}
 		}
 	})

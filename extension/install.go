@@ -71,8 +71,8 @@ func init() {
 	// would race with it: base.Directory.RouterChain reads without a lock).
 	// dubbo-go looks directories up by the registry's protocol and falls back
 	// to the default, which is what interface-level registries use.
-	dgext.SetDefaultRegistryDirectory(installing(protected(observed(regdir.NewRegistryDirectory))))
-	dgext.SetDirectory(constant.RegistryProtocol, installing(protected(observed(regdir.NewRegistryDirectory))))
+	dgext.SetDefaultRegistryDirectory(installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
+	dgext.SetDirectory(constant.RegistryProtocol, installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
 	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(observed(regdir.NewServiceDiscoveryRegistryDirectory)))
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"dubbo.apache.org/dubbo-go/v3/common"
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
 	"dubbo.apache.org/dubbo-go/v3/config_center"
 	"dubbo.apache.org/dubbo-go/v3/remoting"
@@ -37,6 +38,11 @@ type keyState struct {
 	gray    *gray.Rule
 	subs    map[int]func(cluster.RuleRef)
 	nextID  int
+
+	// ZooKeeper config centers (zkRuleWatch): the node data version last
+	// applied.
+	zkRead    bool
+	zkVersion int32
 }
 
 // ruleStore subscribes each key once per process and fans changes out.
@@ -86,6 +92,9 @@ func (ks *keyState) listen() {
 		return
 	} else if loaded {
 		listening.Store(ks.key, dc) // a new config center replaced the old one
+	}
+	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.zkRuleWatch(d.GetURL()) {
+		return
 	}
 	dc.AddListener(ks.key, ks)
 	content, err := dc.GetRule(ks.key)

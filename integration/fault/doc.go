@@ -37,6 +37,13 @@
 //     combinations of tag rule, gray rule, dubbo.tag/force and gray or
 //     normal user, while the same calls without the blacklist are served.
 //
+//   - TestEnsembleFaults: a 3-member ensemble (integration/zk.StartEnsemble)
+//     under 250 calls/s: the leader killed, the consumer's sessions moved to
+//     another member, two of three members down for 8 s, the consumer's
+//     session expired while a rule changed: no call fails, rules written
+//     after each fault route (within 2 s after an election), and the rule
+//     written during the expiry is not lost.
+//
 // Each test logs its measured counts (calls, failures, rates, rules
 // rejected, updates accepted). Run with `go test -race ./integration/fault`
 // (make test does); the package takes about four minutes on two cores.

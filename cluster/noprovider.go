@@ -38,7 +38,7 @@ type noProviderInvoker struct {
 	err *NoProviderError
 }
 
-func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router.Trace) base.Invoker {
+func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router.Trace) *noProviderInvoker {
 	var u *common.URL
 	if len(s.Invokers) > 0 {
 		u = s.Invokers[0].GetURL()

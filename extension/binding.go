@@ -35,6 +35,9 @@ type Binding struct {
 	dynamic     [4]cluster.RuleRef
 	cancelApp   []func()
 	adapted     map[base.Invoker]base.Invoker
+
+	metrics *chainMetrics
+	noProv  noProviders
 }
 
 // Chain returns the binding's router chain (for explain and tests).
@@ -76,10 +79,12 @@ func newBinding(u *common.URL) *Binding {
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
 	}
+	b.metrics = newChainMetrics(b.iface)
 	b.chain = cluster.New(consumer, cluster.Options{
-		Name:     b.iface,
-		Observer: newChainMetrics(b.iface),
-		Adapt:    b.adapt,
+		Name:         b.iface,
+		Observer:     b.metrics,
+		Adapt:        b.adapt,
+		OnNoProvider: b.noProv.add,
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
@@ -37,6 +38,12 @@ type keyState struct {
 	gray    *gray.Rule
 	subs    map[int]func(cluster.RuleRef)
 	nextID  int
+
+	// What the console shows: the text of the rule in force, when it was
+	// accepted (or deleted), and the last update that was not applied.
+	content  string
+	accepted time.Time
+	rejected *Rejection
 }
 
 // ruleStore subscribes each key once per process and fans changes out.
@@ -125,6 +132,7 @@ func (ks *keyState) apply(content string, event bool) {
 		ks.ref = cluster.RuleRef{Key: ks.key}
 		ks.gray = nil
 		ks.rev++
+		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if ks.kind == rules.KindGray {
@@ -139,6 +147,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	parsed, err := rules.Parse(ks.kind, content)
 	if err != nil {
+		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
 		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
@@ -154,6 +163,7 @@ func (ks *keyState) apply(content string, event bool) {
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
 	ks.ref = ref
 	ks.gray = gr
+	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {

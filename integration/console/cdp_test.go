@@ -254,6 +254,9 @@ func (b *browser) screenshot(path string, width, height int) error {
 		"width": width, "height": height, "deviceScaleFactor": 1, "mobile": false}, nil); err != nil {
 		return err
 	}
+	if err := b.eval("window.scrollTo(0, 0), true", nil); err != nil {
+		return err
+	}
 	var r struct {
 		Data string `json:"data"`
 	}

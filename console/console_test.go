@@ -212,7 +212,8 @@ func TestStateGolden(t *testing.T) {
 	if r.ID != iface+"@"+consumerApp || r.ProviderApp != providerApp || len(r.Providers) != 3 {
 		t.Errorf("reference %+v", r)
 	}
-	if p := r.Providers[2]; !p.Gray || p.Params["status"] != "gray" || r.Providers[1].Weight != 50 || r.Providers[1].Tag != "green" {
+	if p := r.Providers[2]; !p.Gray || p.Params["status"] != "gray" || r.Providers[1].Weight != 50 || r.Providers[1].Tag != "green" ||
+		len(r.Providers[1].DynamicTags) != 1 || r.Providers[1].DynamicTags[0] != "blue" || r.Providers[0].DynamicTags != nil {
 		t.Errorf("providers %+v", r.Providers)
 	}
 	if len(r.NoProvider) != 1 || r.NoProvider[0].Trace[1].Branch != "forced-empty" {

@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/tag"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -69,6 +71,9 @@ type Provider struct {
 	Application string `json:"application"`
 	// Tag is the provider's static dubbo.tag ("" untagged).
 	Tag string `json:"tag"`
+	// DynamicTags are the tags of the tag rule in force whose requests the
+	// tag router sends to this provider (its dynamic-hit pools).
+	DynamicTags []string `json:"dynamic_tags,omitempty"`
 	// Params are the provider's URL parameters that routing rules commonly
 	// read (status, version, group, region, zone, env), when set.
 	Params map[string]string `json:"params,omitempty"`
@@ -250,6 +255,7 @@ func reference(r ref, holds []extension.Hold) Reference {
 		}
 	}
 	plan := extension.GrayLoadBalance().Plan(s.Invokers)
+	dyn := dynamicTags(s)
 	for i, u := range s.URLs {
 		if u == nil {
 			continue
@@ -267,6 +273,7 @@ func reference(r ref, holds []extension.Hold) Reference {
 			p.Weight, p.Gray = plan.Weight(i), plan.IsGray(i)
 		}
 		p.Hold = held[p.Address]
+		p.DynamicTags = dyn[i]
 		x.Providers = append(x.Providers, p)
 	}
 	sort.SliceStable(x.Providers, func(i, j int) bool { return x.Providers[i].Address < x.Providers[j].Address })
@@ -316,4 +323,31 @@ func providerURL(s *cluster.Snapshot, i int) string {
 		return u.String()
 	}
 	return ""
+}
+
+// dynamicTags names, per provider member, the tags of the tag rule in force
+// that route to it. The tag router itself is asked: the snapshot's
+// providers and tag rule (no condition rule) compiled as the chain compiles
+// them, and for each tag a request carrying it with dubbo.force.tag=true,
+// counted only when the router reports a dynamic hit.
+func dynamicTags(s *cluster.Snapshot) map[int][]string {
+	tr := s.Rules[cluster.SlotTag].Tag
+	if tr == nil || len(s.URLs) == 0 {
+		return nil
+	}
+	var only cluster.Rules
+	only[cluster.SlotTag] = s.Rules[cluster.SlotTag]
+	snap := cluster.NewSnapshot(s.Consumer, s.URLs, only, cluster.Options{})
+	out := map[int][]string{}
+	for _, t := range tr.Tags {
+		inv := invocation.NewRPCInvocation("$console", nil, map[string]any{tag.TagKey: t.Name, tag.ForceTagKey: "true"})
+		call := cluster.CallOf(inv)
+		trace := &router.Trace{}
+		set := snap.RouteSet(&call, trace, nil)
+		if len(trace.Steps) < 2 || trace.Steps[1].Branch != router.BranchDynamicHit {
+			continue
+		}
+		set.ForEach(func(i int) { out[i] = append(out[i], t.Name) })
+	}
+	return out
 }

@@ -242,6 +242,21 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Errorf("outcome %d: api %+v, page %+v", i, w.Outcomes[i], got.Outcomes[i])
 		}
 	}
+	// What the console predicts is what a real call does: tag blue routes
+	// to p2 alone, and the call is served there.
+	var blue struct {
+		Eligible []string `json:"eligible"`
+	}
+	q = url.Values{"ref": {wantRef}, "method": {"queryAll"}, "attach": {"dubbo.tag=blue"}}
+	if err := getJSON(c.ConsoleURL+"api/whatif?"+q.Encode(), &blue); err != nil {
+		t.Fatal(err)
+	}
+	if !harness.Same(blue.Eligible, p2.Addr) {
+		t.Errorf("what-if tag blue: eligible %v, want %s", blue.Eligible, p2.Addr)
+	}
+	if port, err := c.Do(harness.QueryAll.WithTag("blue", false)); err != nil || port != p2.Port {
+		t.Errorf("real call with tag blue served by %d (%v), want %d", port, err, p2.Port)
+	}
 	if path := os.Getenv(ScreenshotEnv); path != "" {
 		if err := b.screenshot(path, 1280, 1500); err != nil {
 			t.Fatal(err)

@@ -130,14 +130,16 @@ type NoProvider struct {
 
 // Rule is one subscribed config-center key.
 type Rule struct {
-	Key         string     `json:"key"`
-	Kind        string     `json:"kind"`
-	InForce     bool       `json:"in_force"`
-	Version     string     `json:"version,omitempty"`
-	Content     string     `json:"content,omitempty"`
-	AcceptedAt  *time.Time `json:"accepted_at,omitempty"`
-	Subscribers int        `json:"subscribers"`
-	Rejected    *Rejected  `json:"rejected,omitempty"`
+	Key        string     `json:"key"`
+	Kind       string     `json:"kind"`
+	InForce    bool       `json:"in_force"`
+	Version    string     `json:"version,omitempty"`
+	Content    string     `json:"content,omitempty"`
+	AcceptedAt *time.Time `json:"accepted_at,omitempty"`
+	// Subscribers is how many router chains follow the key (a gray rule
+	// feeds the process-wide balancer instead, so it has none).
+	Subscribers int       `json:"subscribers"`
+	Rejected    *Rejected `json:"rejected,omitempty"`
 }
 
 // Rejected is the last update of a key that was not applied.

@@ -30,6 +30,10 @@ type Options struct {
 	// for example); a NoProviderError names them. Called only when a call
 	// finds no provider.
 	Dropped func() []Dropped
+	// OnNoProvider, if set, is called by List with every "no provider"
+	// answer it hands out (off the hot path: only calls that found no
+	// provider pay for it). The console keeps the last few.
+	OnNoProvider func(*NoProviderError)
 }
 
 // Chain is the router chain of one consumer reference. Writers (SetInvokers,
@@ -192,6 +196,9 @@ func (c *Chain) List(inv base.Invocation) []base.Invoker {
 	np := newNoProviderInvoker(c.opts.Name, s, call.Method, trace)
 	if c.opts.Dropped != nil {
 		np.err.Dropped = c.opts.Dropped()
+	}
+	if c.opts.OnNoProvider != nil {
+		c.opts.OnNoProvider(np.err)
 	}
 	return []base.Invoker{np}
 }

@@ -40,6 +40,9 @@ type Binding struct {
 	adapted     map[base.Invoker]base.Invoker
 	closed      bool
 
+	metrics *chainMetrics
+	noProv  noProviders
+
 	// Startup: until the registry delivered the first providers (or
 	// StartupWait passed since the binding was built) a call waits for them,
 	// as a Java consumer's refer waits for its synchronous first notify.
@@ -125,11 +128,13 @@ func newBinding(u *common.URL) *Binding {
 		created:     time.Now(),
 		readyCh:     make(chan struct{}),
 	}
+	b.metrics = newChainMetrics(b.iface)
 	b.chain = cluster.New(consumer, cluster.Options{
-		Name:     b.iface,
-		Observer: newChainMetrics(b.iface),
-		Adapt:    b.adapt,
-		Dropped:  func() []cluster.Dropped { return droppedFor(u) },
+		Name:         b.iface,
+		Observer:     b.metrics,
+		Adapt:        b.adapt,
+		Dropped:      func() []cluster.Dropped { return droppedFor(u) },
+		OnNoProvider: b.noProv.add,
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots

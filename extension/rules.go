@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -43,6 +44,12 @@ type keyState struct {
 	// applied.
 	zkRead    bool
 	zkVersion int32
+
+	// What the console shows: the text of the rule in force, when it was
+	// accepted (or deleted), and the last update that was not applied.
+	content  string
+	accepted time.Time
+	rejected *Rejection
 }
 
 // ruleStore subscribes each key once per process and fans changes out.
@@ -134,6 +141,7 @@ func (ks *keyState) apply(content string, event bool) {
 		ks.ref = cluster.RuleRef{Key: ks.key}
 		ks.gray = nil
 		ks.rev++
+		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if ks.kind == rules.KindGray {
@@ -148,6 +156,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	parsed, err := rules.Parse(ks.kind, content)
 	if err != nil {
+		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
 		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
@@ -163,6 +172,7 @@ func (ks *keyState) apply(content string, event bool) {
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
 	ks.ref = ref
 	ks.gray = gr
+	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {

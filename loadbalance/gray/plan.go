@@ -147,6 +147,7 @@ type Plan struct {
 	gray     pool
 	normal   pool
 	isGray   []bool
+	members  []member // every provider's weight data, by index
 	disabled bool
 	fallback Fallback
 	delegate Delegate
@@ -203,6 +204,7 @@ func Compile(in Input, opts Options) *Plan {
 	// Pools.
 	p.addrs = make([]string, p.n)
 	p.isGray = make([]bool, p.n)
+	p.members = make([]member, p.n)
 	var grayM, normalM []member
 	var grayU, normalU []*router.URL
 	for i, u := range in.Providers {
@@ -225,6 +227,7 @@ func Compile(in Input, opts Options) *Plan {
 				m.warmup = w
 			}
 		}
+		p.members[i] = m
 		if g {
 			grayM, grayU = append(grayM, m), append(grayU, u)
 		} else {
@@ -299,6 +302,17 @@ func (p *Plan) Len() int { return p.n }
 
 // IsGray reports whether provider i is in the gray pool.
 func (p *Plan) IsGray(i int) bool { return i >= 0 && i < p.n && p.isGray[i] }
+
+// Weight is provider i's effective service-level weight now (its
+// configured weight after Java's warm-up), as the random balancer weighs
+// it; 0 for an index out of range.
+func (p *Plan) Weight(i int) int64 {
+	if i < 0 || i >= len(p.members) {
+		return 0
+	}
+	m := p.members[i]
+	return WarmupWeight(m.weight, m.timestamp, m.warmup, p.opts.Now().UnixMilli())
+}
 
 // Pools returns the sizes of the gray and normal pools.
 func (p *Plan) Pools() (gray, normal int) { return len(p.gray.members), len(p.normal.members) }

@@ -111,6 +111,17 @@ func (lb *LoadBalance) SetRuleText(app, content string) error {
 // Rule returns the rule in force for app, or nil.
 func (lb *LoadBalance) Rule(app string) *gray.Rule { return lb.rules.Load().byApp[app] }
 
+// Plan compiles, outside the cache and without counting it in Compiles, the
+// plan Select would use for invokers under the rules in force now: for
+// explaining a pick (which providers are gray, which request rule matches)
+// without touching the live balancer's state. Nil for an empty list.
+func (lb *LoadBalance) Plan(invokers []base.Invoker) *gray.Plan {
+	if len(invokers) == 0 {
+		return nil
+	}
+	return lb.build(invokers, lb.rules.Load()).plan
+}
+
 // Compiles is the number of plans compiled so far (cache misses).
 func (lb *LoadBalance) Compiles() uint64 { return lb.compiles.Load() }
 
@@ -218,6 +229,10 @@ func (lb *LoadBalance) entry(invokers []base.Invoker) *cacheEntry {
 
 func (lb *LoadBalance) compile(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 	lb.compiles.Add(1)
+	return lb.build(invokers, rs)
+}
+
+func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 	n := len(invokers)
 	urls := make([]*router.URL, n)
 	curls := make([]*common.URL, n)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/dubboroute/dubboroute/console"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/consumer"
 )
 
@@ -20,6 +21,7 @@ func main() {
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	retries := flag.Int("retries", 0, "failover retries (0: a routed call is tried once, so the serving port is the routed one)")
 	tag := flag.String("tag", "", "the consumer's static dubbo.tag (used when a request sets none)")
+	consoleAddr := flag.String("console", "", "serve dubboroute's route console on this loopback `address` (e.g. 127.0.0.1:8081; port 0 picks one, printed on a CONSOLE line)")
 	flag.Parse()
 	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
 		LogLevel: *logLevel, Retries: *retries, Tag: *tag})
@@ -31,6 +33,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "consumer: http listen %s: %v\n", *httpAddr, err)
 		os.Exit(1)
+	}
+	if *consoleAddr != "" {
+		cs, err := console.Serve(*consoleAddr, console.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "consumer:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("CONSOLE %s\n", cs.URL())
 	}
 	fmt.Printf("READY %s http %s\n", *app, ln.Addr())
 	if err := http.Serve(ln, c.Handler()); err != nil {

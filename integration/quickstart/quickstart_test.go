@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,25 +189,105 @@ func parse(out string) result {
 //   - with a group the providers do not have, every call fails with an error
 //     that says which group, version and protocol the registry delivered no
 //     provider of (dubbo-go's registry drops the others before any listener).
-func TestQuickstartRegistryModes(t *testing.T) {
-	server := zk.Start(t)
-	registry := "zookeeper://" + server.Addr()
+// fixture is a private ZooKeeper with two interface-level providers (the
+// sample's, as Java 2.x providers register) and the seeds' service rule
+// routing queryAll to p1 only (force), plus the built quickstart program and
+// the README's YAML pointed at that ZooKeeper.
+type fixture struct {
+	server *zk.Server
+	bin    string
+	p1, p2 *harness.Provider
+	yaml   string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{server: zk.Start(t)}
+	registry := "zookeeper://" + f.server.Addr()
 	bins := harness.SampleBinaries(t)
-	bin := buildQuickstart(t)
-	rules := harness.DialRules(t, server.Addr())
-	p1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
-	p2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
+	f.bin = buildQuickstart(t)
+	rules := harness.DialRules(t, f.server.Addr())
+	f.p1 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
+	f.p2 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
 	rule := "scope: service\nforce: true\nenabled: true\nkey: " + api.Interface + "\nconditions:\n" +
-		"  - method=queryAll => address=*:" + strconv.Itoa(p1.Port) + "\n"
+		"  - method=queryAll => address=*:" + strconv.Itoa(f.p1.Port) + "\n"
 	if err := rules.Put(api.ServiceRuleKey, rule); err != nil {
 		t.Fatal(err)
 	}
-
 	base := readme(t, "yaml")
 	if !strings.Contains(base, readmeZK) || !strings.Contains(base, "registry-type: interface") || !strings.Contains(base, "protocol: dubbo") {
 		t.Fatalf("the README's quickstart YAML no longer has the address, registry-type or protocol lines this test edits:\n%s", base)
 	}
-	base = strings.ReplaceAll(base, readmeZK, server.Addr())
+	f.yaml = strings.ReplaceAll(base, readmeZK, f.server.Addr())
+	return f
+}
+
+// expectRouted checks that every call was served by p1, that the program
+// printed bindings explain lines, and that every routed address is p1's.
+func (f *fixture) expectRouted(t *testing.T, out string, bindings int) {
+	t.Helper()
+	r := parse(out)
+	if len(r.errs) > 0 || len(r.served) != calls {
+		t.Fatalf("want %d calls served, got %d served and errors %q\n%s", calls, len(r.served), r.errs, out)
+	}
+	for _, p := range r.served {
+		if p != f.p1.Port {
+			t.Fatalf("a queryAll was served by :%d; the rule sends every one to :%d\n%s", p, f.p1.Port, out)
+		}
+	}
+	if len(r.explains) != bindings {
+		t.Fatalf("want %d routed provider lists (bindings), got %d: %q\n%s", bindings, len(r.explains), r.explains, out)
+	}
+	if len(r.routed) == 0 {
+		t.Fatalf("no binding routed queryAll anywhere\n%s", out)
+	}
+	for _, a := range r.routed {
+		if a != f.p1.Addr {
+			t.Fatalf("a binding routed queryAll to %s (ZooKeeper is %s, p1 %s, p2 %s): only provider p1 may be routed\n%s",
+				a, f.server.Addr(), f.p1.Addr, f.p2.Addr, out)
+		}
+	}
+	for _, e := range r.explains {
+		if strings.Contains(e, f.server.Addr()) {
+			t.Fatalf("a trace names the registry %s: %s", f.server.Addr(), e)
+		}
+	}
+}
+
+// TestQuickstartDefaultRegistryType is the README's quickstart with the
+// registry-type line removed: dubbo-go's default is application-level
+// discovery, which alone finds none of these interface-level providers.
+// dubboroute does what a Java 3 consumer does by default (APPLICATION_FIRST):
+// it subscribes both levels and calls through the interface-level providers
+// while no application-level one exists, routed by the seed rule.
+func TestQuickstartDefaultRegistryType(t *testing.T) {
+	f := newFixture(t)
+	var kept []string
+	for _, l := range strings.Split(f.yaml, "\n") {
+		if !strings.Contains(l, "registry-type:") {
+			kept = append(kept, l)
+		}
+	}
+	out := run(t, f.bin, strings.Join(kept, "\n"))
+	f.expectRouted(t, out, 2)
+
+	t.Run("FORCE_APPLICATION", func(t *testing.T) {
+		// migration.step FORCE_APPLICATION is dubbo-go's own behaviour:
+		// no provider, and the error says what was asked for.
+		yaml := strings.Replace(strings.Join(kept, "\n"), "loadbalance: gray", "loadbalance: gray\n        params: { migration.step: FORCE_APPLICATION }", 1)
+		r := parse(run(t, f.bin, yaml))
+		if len(r.served) != 0 || len(r.errs) != calls {
+			t.Fatalf("FORCE_APPLICATION against interface-level providers: want %d failed calls, got %d served, %d failed", calls, len(r.served), len(r.errs))
+		}
+		if !strings.Contains(r.errs[0], "the registry delivered no provider of "+api.Interface) {
+			t.Fatalf("the no-provider error does not say what was asked for: %s", r.errs[0])
+		}
+	})
+}
+
+func TestQuickstartRegistryModes(t *testing.T) {
+	f := newFixture(t)
+	bin, p1, p2, base := f.bin, f.p1, f.p2, f.yaml
 
 	for _, mode := range []struct {
 		registryType string
@@ -216,34 +295,7 @@ func TestQuickstartRegistryModes(t *testing.T) {
 	}{{"interface", 1}, {"all", 2}} {
 		t.Run("registry-type="+mode.registryType, func(t *testing.T) {
 			yaml := strings.Replace(base, "registry-type: interface", "registry-type: "+mode.registryType, 1)
-			out := run(t, bin, yaml)
-			r := parse(out)
-			if len(r.errs) > 0 || len(r.served) != calls {
-				t.Fatalf("want %d calls served, got %d served and errors %q\n%s", calls, len(r.served), r.errs, out)
-			}
-			for _, p := range r.served {
-				if p != p1.Port {
-					t.Fatalf("a queryAll was served by :%d; the rule sends every one to :%d\n%s", p, p1.Port, out)
-				}
-			}
-			if len(r.explains) != mode.bindings {
-				t.Fatalf("want %d routed provider lists (bindings), got %d: %q\n%s", mode.bindings, len(r.explains), r.explains, out)
-			}
-			sort.Strings(r.routed)
-			if len(r.routed) == 0 {
-				t.Fatalf("no binding routed queryAll anywhere\n%s", out)
-			}
-			for _, a := range r.routed {
-				if a != p1.Addr {
-					t.Fatalf("a binding routed queryAll to %s (ZooKeeper is %s, p1 %s, p2 %s): only provider p1 may be routed\n%s",
-						a, server.Addr(), p1.Addr, p2.Addr, out)
-				}
-			}
-			for _, e := range r.explains {
-				if strings.Contains(e, server.Addr()) {
-					t.Fatalf("a trace names the registry %s: %s", server.Addr(), e)
-				}
-			}
+			f.expectRouted(t, run(t, bin, yaml), mode.bindings)
 		})
 	}
 

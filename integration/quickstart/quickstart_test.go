@@ -189,6 +189,7 @@ func parse(out string) result {
 //   - with a group the providers do not have, every call fails with an error
 //     that says which group, version and protocol the registry delivered no
 //     provider of (dubbo-go's registry drops the others before any listener).
+//
 // fixture is a private ZooKeeper with two interface-level providers (the
 // sample's, as Java 2.x providers register) and the seeds' service rule
 // routing queryAll to p1 only (force), plus the built quickstart program and

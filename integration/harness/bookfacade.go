@@ -37,6 +37,9 @@ type ProviderOptions struct {
 	App string
 	// Tag is the static dubbo.tag; empty: untagged.
 	Tag string
+	// RegistryType is the provider's -registry-type (interface, service,
+	// all, default); empty: interface.
+	RegistryType string
 	// Params are extra URL parameters (-param k=v), e.g. status=gray.
 	Params map[string]string
 	// LogLevel is dubbo-go's log level; default warn.
@@ -76,6 +79,9 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 		}
 		if opts.Tag != "" {
 			args = append(args, "-tag", opts.Tag)
+		}
+		if opts.RegistryType != "" {
+			args = append(args, "-registry-type", opts.RegistryType)
 		}
 		keys := make([]string, 0, len(opts.Params))
 		for k := range opts.Params {

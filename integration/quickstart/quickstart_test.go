@@ -201,15 +201,18 @@ type fixture struct {
 	yaml   string
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t *testing.T) *fixture { return newFixtureOf(t, "interface") }
+
+// newFixtureOf is newFixture with providers of the given registry-type.
+func newFixtureOf(t *testing.T, registryType string) *fixture {
 	t.Helper()
 	f := &fixture{server: zk.Start(t)}
 	registry := "zookeeper://" + f.server.Addr()
 	bins := harness.SampleBinaries(t)
 	f.bin = buildQuickstart(t)
 	rules := harness.DialRules(t, f.server.Addr())
-	f.p1 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
-	f.p2 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry})
+	f.p1 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry, RegistryType: registryType})
+	f.p2 = harness.StartProvider(t, bins, harness.ProviderOptions{Registry: registry, RegistryType: registryType})
 	rule := "scope: service\nforce: true\nenabled: true\nkey: " + api.Interface + "\nconditions:\n" +
 		"  - method=queryAll => address=*:" + strconv.Itoa(f.p1.Port) + "\n"
 	if err := rules.Put(api.ServiceRuleKey, rule); err != nil {
@@ -284,6 +287,22 @@ func TestQuickstartDefaultRegistryType(t *testing.T) {
 			t.Fatalf("the no-provider error does not say what was asked for: %s", r.errs[0])
 		}
 	})
+}
+
+// TestQuickstartApplicationLevel: providers registered application-level
+// only (registry-type service), the README's consumer with its
+// registry-type line removed: the application-level providers are found and
+// routed by the seed rule.
+func TestQuickstartApplicationLevel(t *testing.T) {
+	f := newFixtureOf(t, "service")
+	var kept []string
+	for _, l := range strings.Split(f.yaml, "\n") {
+		if !strings.Contains(l, "registry-type:") {
+			kept = append(kept, l)
+		}
+	}
+	out := run(t, f.bin, strings.Join(kept, "\n"))
+	f.expectRouted(t, out, 2)
 }
 
 func TestQuickstartRegistryModes(t *testing.T) {

@@ -123,6 +123,9 @@ type ConsumerOptions struct {
 	Retries int
 	// Tag is the consumer's static dubbo.tag.
 	Tag string
+	// RegistryType is the consumer's -registry-type (interface, service,
+	// all, default); empty: interface.
+	RegistryType string
 	// LogLevel is dubbo-go's log level; default info, so that accepted
 	// rule changes are logged too.
 	LogLevel string
@@ -167,6 +170,9 @@ func StartConsumer(t testing.TB, bins *Binaries, opts ConsumerOptions) *Consumer
 	}
 	if opts.Tag != "" {
 		args = append(args, "-tag", opts.Tag)
+	}
+	if opts.RegistryType != "" {
+		args = append(args, "-registry-type", opts.RegistryType)
 	}
 	if opts.Console {
 		args = append(args, "-console", net.JoinHostPort(Host, "0"))

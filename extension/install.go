@@ -130,7 +130,11 @@ type chainHolder interface {
 // Join implements dubbo-go's cluster.Cluster.
 func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
 	Install(dir)
-	return w.inner.Join(dir)
+	ivk := w.inner.Join(dir)
+	if ivk == nil {
+		return nil
+	}
+	return &laneClusterInvoker{Invoker: ivk}
 }
 
 // Install replaces the dubbo-go RouterChain of a directory (registry or

@@ -64,6 +64,7 @@ var (
 	port    = flag.Int("port", 0, "dubbo port")
 	zk      = flag.String("zk", "", "ZooKeeper host:port (registry and config center)")
 	tag     = flag.String("tag", "", "static dubbo.tag of this instance")
+	group   = flag.String("group", "", "Dubbo group of the served and the called interface")
 	passCtx = flag.Bool("pass-ctx", true, "pass the serving ctx on to the downstream call (false: context.Background())")
 	drive   = flag.Bool("drive", false, "entry mode: serve HTTP on -http and call -next for it")
 	httpAt  = flag.String("http", "127.0.0.1:0", "HTTP address in -drive mode")
@@ -145,7 +146,11 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("new client %s: %w", *name, err)
 		}
-		if conn, err = cli.Dial(*next, client.WithLoadBalance(*lb), client.WithRetries(0)); err != nil {
+		refOpts := []client.ReferenceOption{client.WithLoadBalance(*lb), client.WithRetries(0)}
+		if *group != "" {
+			refOpts = append(refOpts, client.WithGroup(*group))
+		}
+		if conn, err = cli.Dial(*next, refOpts...); err != nil {
 			return fmt.Errorf("dial %s from %s: %w", *next, *name, err)
 		}
 	}
@@ -160,10 +165,13 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("new server %s: %w", *name, err)
 	}
-	_ = common.ServiceMap.UnRegister(*iface, constant.Dubbo, common.ServiceKey(*iface, "", ""))
+	_ = common.ServiceMap.UnRegister(*iface, constant.Dubbo, common.ServiceKey(*iface, *group, ""))
 	svcOpts := []server.ServiceOption{server.WithInterface(*iface), server.WithSerialization(constant.Hessian2Serialization)}
 	if *tag != "" {
 		svcOpts = append(svcOpts, server.WithTag(*tag))
+	}
+	if *group != "" {
+		svcOpts = append(svcOpts, server.WithGroup(*group))
 	}
 	for k, v := range ps {
 		svcOpts = append(svcOpts, server.WithParam(k, v))
@@ -215,7 +223,9 @@ func serveHTTP() error {
 		}
 		out := make([]string, len(reqs))
 		for i, rq := range reqs {
-			at := map[string]any{}
+			// x-probe is an application attachment that is not a lane key:
+			// it must not travel past the first hop.
+			at := map[string]any{"x-probe": "1"}
 			if rq.Tag != "" {
 				at[constant.Tagkey] = rq.Tag
 			}

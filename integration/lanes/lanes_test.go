@@ -29,10 +29,17 @@ const (
 	ifaceC = "io.github.dubboroute.lanes.HopC"
 )
 
-// grayRule is the gray-rule lane of every Go consumer: users 1-10 and a 5 %
-// sticky cohort by user id. Java consumers get the same two rules as
-// graylane parameters (javaGrayParams).
+// grayRule is the gray rule of every Go consumer: users 1-10 and a 5 %
+// sticky cohort by user id (the gray-rule lane; Java consumers get the same
+// two rules as graylane parameters, javaGrayParams), and for requests with
+// attachment cohort=random a non-sticky 5 % draw (the random lane: only the
+// decision of the first hop, carried as dubboroute.gray, keeps later hops
+// from drawing again).
 const grayRule = `requests:
+  - name: random-five
+    conditions:
+      - { source: attachment, key: cohort, operator: "=", value: random }
+    percent: 5
   - name: users-1-to-10
     conditions:
       - { source: attachment, key: userId, operator: range, value: "1~10" }
@@ -67,7 +74,7 @@ var kinds = []string{"normal", "tag", "rule"}
 
 // goHops starts the three Go instances of a hop serving iface (calling next
 // when not empty), each registered when this returns.
-func (f *fleet) goHops(name, app, iface, next, group string, off bool) []*harness.Proc {
+func (f *fleet) goHops(name, app, iface, next, group string, m mode) []*harness.Proc {
 	f.t.Helper()
 	var ps []*harness.Proc
 	for _, kind := range kinds {
@@ -91,17 +98,20 @@ func (f *fleet) goHops(name, app, iface, next, group string, off bool) []*harnes
 		if next != "" {
 			args = append(args, "-next", next)
 		}
-		ps = append(ps, f.start(n, args, off))
+		if m == ctxLost {
+			args = append(args, "-pass-ctx=false")
+		}
+		ps = append(ps, f.start(n, args, m == lanesOff))
 	}
 	return ps
 }
 
 // goDriver starts a Go chain entry calling next and returns its URL.
-func (f *fleet) goDriver(name, app, next, group string, off bool) string {
+func (f *fleet) goDriver(name, app, next, group string, m mode) string {
 	f.t.Helper()
-	p := f.start(name, []string{"-name", name, "-app", app, "-drive", "-next", next, "-zk", f.zk, "-group", group}, off)
-	m, _ := p.WaitLine(readyRE, time.Second)
-	return "http://" + m[3]
+	p := f.start(name, []string{"-name", name, "-app", app, "-drive", "-next", next, "-zk", f.zk, "-group", group}, m == lanesOff)
+	line, _ := p.WaitLine(readyRE, time.Second)
+	return "http://" + line[3]
 }
 
 func (f *fleet) start(name string, args []string, off bool) *harness.Proc {
@@ -179,8 +189,9 @@ func (f *fleet) javaHop(name, app, iface, next, drive, group string, off bool) (
 
 // request is one call into a chain: its lane attachments.
 type request struct {
-	Tag  string `json:"tag,omitempty"`
-	User string `json:"user,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	User   string `json:"user,omitempty"`
+	Cohort string `json:"cohort,omitempty"`
 }
 
 // call sends reqs to a chain entry (in batches) and returns the traces.
@@ -251,7 +262,8 @@ func parseTrace(tr string) []segment {
 type laneKind struct {
 	name string
 	reqs func(n int) []request
-	// want is the lane a request belongs to.
+	// want is the lane a request belongs to; "" when the first hop draws
+	// it (every later hop must follow).
 	want func(request) string
 }
 
@@ -273,6 +285,17 @@ var (
 			}
 			return "normal"
 		},
+	}
+	randomLane = laneKind{
+		name: "random-5%",
+		reqs: func(n int) []request {
+			rs := make([]request, n)
+			for i := range rs {
+				rs[i].Cohort = "random"
+			}
+			return rs
+		},
+		want: func(request) string { return "" },
 	}
 	grayRuleLane = laneKind{
 		name: "gray-rule",
@@ -305,11 +328,12 @@ type tally struct {
 }
 
 // protocolKeys are the attachments a hop receives from its caller's
-// framework for every call, or adds itself on receipt; laneKeys travel.
+// framework for every call, or adds itself on receipt; laneKeys travel
+// (the defaults and the keys grayRule classifies on).
 var (
 	protocolKeys = set("dubbo", "path", "interface", "version", "group", "timeout", "retries", "local-addr",
 		"remote-addr", "remote.application", "input")
-	laneKeys = set("dubbo.tag", "dubbo.force.tag", "dubboroute.gray", "userId")
+	laneKeys = set("dubbo.tag", "dubbo.force.tag", "dubboroute.gray", "userId", "cohort") // cohort: named by grayRule
 )
 
 func set(ks ...string) map[string]bool {
@@ -330,15 +354,18 @@ func run(t *testing.T, entry string, kind laneKind, n int) tally {
 	tl := tally{calls: n, leaked: map[string]int{}}
 	for i, tr := range traces {
 		want := kind.want(reqs[i])
-		if want == "gray" {
-			tl.grayReqs++
-		}
 		segs := parseTrace(tr)
 		bad := false
 		if len(segs) != 2 || segs[0].err != "" || segs[1].err != "" {
 			tl.errors++
 			bad = true
 		} else {
+			if want == "" {
+				want = segs[0].class
+			}
+			if want == "gray" {
+				tl.grayReqs++
+			}
 			for h, s := range segs {
 				if s.class != want {
 					tl.wrong[h]++
@@ -368,29 +395,80 @@ func (tl tally) String() string {
 		tl.calls, tl.grayReqs, tl.errors, tl.wrong[0], tl.wrong[1], leaked)
 }
 
+// mode is how a chain runs: lanes on, lanes off (Go DUBBOROUTE_LANE=off,
+// Java -Ddubboroute.lane=off), or lanes on with the Go middle hop calling
+// downstream with context.Background() instead of its serving ctx.
+type mode string
+
+const (
+	lanesOn  mode = "lanes-on"
+	lanesOff mode = "lanes-off"
+	ctxLost  mode = "ctx-dropped"
+)
+
 // chain is one A -> B -> C topology; start returns its entry URL and the
 // processes to stop afterwards.
 type chain struct {
 	name  string
-	start func(f *fleet, group string, off bool) (string, []*harness.Proc)
+	start func(f *fleet, group string, m mode) (string, []*harness.Proc)
+	// lanes exercised; broken says, per mode other than lanesOn and lane
+	// name, what must break (measured, see the README).
+	lanes  []laneKind
+	broken map[mode]map[string]func(tally) error
 }
 
 // Calls per lane kind and chain with lanes on (the issue asks for at least
-// 1,000) and, to show what breaks, with lanes off.
+// 1,000) and, to show what breaks, in the other modes.
 const (
-	callsOn  = 1000
-	callsOff = 300
+	callsOn    = 1000
+	callsOther = 300
 )
 
+// What breaks without lanes, as measured (any of these failing means the
+// behaviour of dubbo-go, Java Dubbo or dubboroute changed).
+func leaksProbe(tl tally) error {
+	if tl.leaked["x-probe"] != tl.calls-tl.errors {
+		return fmt.Errorf("want the application attachment x-probe at the last hop of every call: %s", tl)
+	}
+	return nil
+}
+
+func lostAtHop2(tl tally) error {
+	if tl.grayReqs == 0 || tl.wrong[1] != tl.grayReqs || tl.wrong[0] != 0 {
+		return fmt.Errorf("want every gray request in the gray lane at hop 1 and in the normal lane at hop 2: %s", tl)
+	}
+	return nil
+}
+
+func redrawnAtHop2(tl tally) error {
+	if tl.grayReqs == 0 || tl.wrong[1] == 0 {
+		return fmt.Errorf("want gray requests of hop 1 drawn again (and mostly normal) at hop 2: %s", tl)
+	}
+	return nil
+}
+
+func all(fs ...func(tally) error) func(tally) error {
+	return func(tl tally) error {
+		for _, f := range fs {
+			if err := f(tl); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // TestFullLinkLanes runs three chains (Go->Go->Go, Go->Java->Go,
-// Java->Go->Java) on one real ZooKeeper, gray and normal instances at both
-// called hops, each with a tag lane (dubbo.tag=gray on every other request)
-// and a gray-rule lane (users 1-10 and a 5 % sticky cohort): with lanes on,
-// every call of a gray request is served by gray instances at every hop and
-// every normal request by normal ones, and the last hop receives no
-// internal attachment of the middle hop's caller; with lanes off (Go
-// DUBBOROUTE_LANE=off, Java -Ddubboroute.lane=off) the same chains show
-// what breaks.
+// Java->Go->Java) on one real ZooKeeper, with a normal instance and two
+// gray ones (tagged dubbo.tag=gray; status=gray) at both called hops, each
+// with a tag lane (dubbo.tag=gray on every other request), a gray-rule lane
+// (users 1-10 and a 5 % sticky cohort) and, where the entry is Go, a
+// random 5 % lane (the first hop's draw must hold downstream). With lanes
+// on, every call of a gray request is served by gray instances at every hop
+// and every normal request by normal ones, and the last hop receives no
+// attachment but the protocol's and the lane's (the entry adds an
+// application attachment x-probe to every call). With lanes off, and with a
+// Go middle hop that drops its ctx, the same chains show what breaks.
 func TestFullLinkLanes(t *testing.T) {
 	jar, err := interop.Jar()
 	if err != nil {
@@ -413,34 +491,66 @@ func TestFullLinkLanes(t *testing.T) {
 	}
 
 	chains := []chain{
-		{"Go->Go->Go", func(f *fleet, g string, off bool) (string, []*harness.Proc) {
-			ps := f.goHops(g+"-c", "gg-c", ifaceC, "", g, off)
-			ps = append(ps, f.goHops(g+"-b", "gg-b", ifaceB, ifaceC, g, off)...)
-			return f.goDriver(g+"-a", "gg-a", ifaceB, g, off), ps
-		}},
-		{"Go->Java->Go", func(f *fleet, g string, off bool) (string, []*harness.Proc) {
-			ps := f.goHops(g+"-c", "gj-c", ifaceC, "", g, off)
-			jb, _ := f.javaHop(g+"-b", "gj-b", ifaceB, ifaceC, "", g, off)
-			return f.goDriver(g+"-a", "gj-a", ifaceB, g, off), append(ps, jb)
-		}},
-		{"Java->Go->Java", func(f *fleet, g string, off bool) (string, []*harness.Proc) {
-			// One JVM is both the entry (A, calling HopB) and the last hop (C).
-			jc, entry := f.javaHop(g+"-c", "jg-c", ifaceC, "", ifaceB, g, off)
-			ps := append(f.goHops(g+"-b", "jg-b", ifaceB, ifaceC, g, off), jc)
-			return entry, ps
-		}},
+		{
+			name: "Go->Go->Go",
+			start: func(f *fleet, g string, m mode) (string, []*harness.Proc) {
+				ps := f.goHops(g+"-c", "gg-c", ifaceC, "", g, m)
+				ps = append(ps, f.goHops(g+"-b", "gg-b", ifaceB, ifaceC, g, m)...)
+				return f.goDriver(g+"-a", "gg-a", ifaceB, g, m), ps
+			},
+			lanes: []laneKind{tagLane, grayRuleLane, randomLane},
+			broken: map[mode]map[string]func(tally) error{
+				// dubbo-go copies every attachment of a served call into
+				// the calls made with its ctx: tag and user travel, so do
+				// the application's and dubbo-go's own attachments; only
+				// the random draw is made again.
+				lanesOff: {"tag": leaksProbe, "gray-rule": leaksProbe, "random-5%": all(leaksProbe, redrawnAtHop2)},
+				// A new context carries nothing: every lane ends at hop 1.
+				ctxLost: {"tag": lostAtHop2, "gray-rule": lostAtHop2, "random-5%": lostAtHop2},
+			},
+		},
+		{
+			name: "Go->Java->Go",
+			start: func(f *fleet, g string, m mode) (string, []*harness.Proc) {
+				ps := f.goHops(g+"-c", "gj-c", ifaceC, "", g, m)
+				jb, _ := f.javaHop(g+"-b", "gj-b", ifaceB, ifaceC, "", g, m == lanesOff)
+				return f.goDriver(g+"-a", "gj-a", ifaceB, g, m), append(ps, jb)
+			},
+			lanes: []laneKind{tagLane, grayRuleLane, randomLane},
+			broken: map[mode]map[string]func(tally) error{
+				// Java passes on every attachment but its internal ones,
+				// dubbo.tag among them: the tag lane ends at Java; userId
+				// travels (graylane decides users again), the random
+				// decision is not made by anyone (graylane: no user, normal).
+				lanesOff: {"tag": all(leaksProbe, lostAtHop2), "gray-rule": leaksProbe, "random-5%": all(leaksProbe, lostAtHop2)},
+			},
+		},
+		{
+			name: "Java->Go->Java",
+			start: func(f *fleet, g string, m mode) (string, []*harness.Proc) {
+				// One JVM is both the entry (A, calling HopB) and the last hop (C).
+				jc, entry := f.javaHop(g+"-c", "jg-c", ifaceC, "", ifaceB, g, m == lanesOff)
+				ps := append(f.goHops(g+"-b", "jg-b", ifaceB, ifaceC, g, m), jc)
+				return entry, ps
+			},
+			// A Java entry does not read dubboroute gray rules (graylane
+			// knows users and the sticky percentage only): no random lane.
+			lanes: []laneKind{tagLane, grayRuleLane},
+			broken: map[mode]map[string]func(tally) error{
+				lanesOff: {"tag": leaksProbe, "gray-rule": leaksProbe},
+			},
+		},
 	}
 	for ci, c := range chains {
-		for _, off := range []bool{false, true} {
-			mode := "on"
-			if off {
-				mode = "off"
+		for _, m := range []mode{lanesOn, lanesOff, ctxLost} {
+			if m != lanesOn && c.broken[m] == nil {
+				continue
 			}
-			t.Run(c.name+"/lanes-"+mode, func(t *testing.T) {
+			t.Run(c.name+"/"+string(m), func(t *testing.T) {
 				f.t = t
 				began := time.Now()
-				group := fmt.Sprintf("c%d%s", ci, mode)
-				entry, procs := c.start(f, group, off)
+				group := fmt.Sprintf("c%d-%s", ci, m)
+				entry, procs := c.start(f, group, m)
 				defer func() {
 					for _, p := range procs {
 						_ = p.Stop(5 * time.Second)
@@ -467,28 +577,37 @@ func TestFullLinkLanes(t *testing.T) {
 					t.Fatalf("chain not ready: %v", err)
 				}
 				n := callsOn
-				if off {
-					n = callsOff
+				if m != lanesOn {
+					n = callsOther
 				}
-				for _, kind := range []laneKind{tagLane, grayRuleLane} {
+				for _, kind := range c.lanes {
 					tl := run(t, entry, kind, n)
 					t.Logf("%s lane: %s", kind.name, tl)
 					if tl.first != "" {
 						t.Logf("  first wrong: %s", tl.first)
 					}
-					if !off {
+					if tl.grayReqs == 0 || tl.grayReqs == tl.calls {
+						t.Errorf("%s lane: %d of %d requests gray: the lane is not exercised", kind.name, tl.grayReqs, tl.calls)
+					}
+					if m == lanesOn {
 						if tl.errors != 0 || tl.wrong[0] != 0 || tl.wrong[1] != 0 {
 							t.Errorf("%s lane with lanes on: %s", kind.name, tl)
 						}
 						if len(tl.leaked) != 0 {
-							t.Errorf("%s lane with lanes on: internal attachments leaked to the last hop: %v", kind.name, tl.leaked)
+							t.Errorf("%s lane with lanes on: attachments leaked to the last hop: %v", kind.name, tl.leaked)
 						}
-						if tl.grayReqs == 0 || tl.grayReqs == tl.calls {
-							t.Errorf("%s lane: %d of %d requests gray: the lane is not exercised", kind.name, tl.grayReqs, tl.calls)
+						continue
+					}
+					if tl.errors != 0 {
+						t.Errorf("%s lane, %s: %d calls failed: %s", kind.name, m, tl.errors, tl)
+					}
+					if check := c.broken[m][kind.name]; check != nil {
+						if err := check(tl); err != nil {
+							t.Errorf("%s lane, %s: %v", kind.name, m, err)
 						}
 					}
 				}
-				t.Logf("%s lanes %s: %v", c.name, mode, time.Since(began).Round(time.Millisecond))
+				t.Logf("%s %s: %v", c.name, m, time.Since(began).Round(time.Millisecond))
 			})
 		}
 	}

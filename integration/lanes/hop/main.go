@@ -204,8 +204,9 @@ func run() error {
 
 // Request is one call the driver makes: its attachments.
 type Request struct {
-	Tag  string `json:"tag,omitempty"`
-	User string `json:"user,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	User   string `json:"user,omitempty"`
+	Cohort string `json:"cohort,omitempty"`
 }
 
 // serveHTTP serves POST /calls: a JSON list of Requests in, a JSON list of
@@ -231,6 +232,9 @@ func serveHTTP() error {
 			}
 			if rq.User != "" {
 				at["userId"] = rq.User
+			}
+			if rq.Cohort != "" {
+				at["cohort"] = rq.Cohort
 			}
 			ctx := context.WithValue(r.Context(), constant.AttachmentKey, at)
 			var reply string

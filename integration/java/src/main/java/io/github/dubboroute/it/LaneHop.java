@@ -194,6 +194,9 @@ public final class LaneHop {
                 if (r.has("user")) {
                     RpcContext.getClientAttachment().setAttachment("userId", r.get("user").getAsString());
                 }
+                if (r.has("cohort")) {
+                    RpcContext.getClientAttachment().setAttachment("cohort", r.get("cohort").getAsString());
+                }
                 String trace;
                 try {
                     trace = call.apply("x");

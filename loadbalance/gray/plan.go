@@ -175,6 +175,7 @@ type Plan struct {
 	userSlot     int
 	userRef      string // "attachment:<UserKey>" for explain
 	decisionSlot int
+	decisionRef  string // "attachment:<DecisionKey>" for explain
 	slotKeys     []string
 }
 
@@ -266,7 +267,7 @@ func Compile(in Input, opts Options) *Plan {
 		p.slotKeys = append(p.slotKeys, key)
 		return slots[key]
 	}
-	p.decisionSlot = slot(o.DecisionKey)
+	p.decisionSlot, p.decisionRef = slot(o.DecisionKey), "attachment:"+o.DecisionKey
 	if rule == nil || rule.DefaultUsers {
 		p.useDefault = true
 		p.userSlot = slot(o.UserKey)
@@ -420,8 +421,11 @@ func (p *Plan) ClassifyLane(call *router.Call, d *Decision) (gray, carry bool) {
 	if v, ok := cs.attachment(p.opts.DecisionKey, p.decisionSlot); ok && (v == DecisionGray || v == DecisionNormal) {
 		gray := v == DecisionGray
 		if d != nil {
-			d.UserKey, d.UserValue, d.UserSeen, d.Gray = "attachment:"+p.opts.DecisionKey, v, true, gray
-			d.Reason = "decided upstream (full-link lane): " + v
+			d.UserKey, d.UserValue, d.UserSeen, d.Gray = p.decisionRef, v, true, gray
+			d.Reason = "decided upstream (full-link lane): normal"
+			if gray {
+				d.Reason = "decided upstream (full-link lane): gray"
+			}
 		}
 		return gray, false
 	}

@@ -86,6 +86,9 @@ func New(opts gray.Options) *LoadBalance {
 // on with its lanes.
 func (lb *LoadBalance) SetStampDecisions(on bool) { lb.stamp.Store(on) }
 
+// StampsDecisions reports whether SetStampDecisions is on.
+func (lb *LoadBalance) StampsDecisions() bool { return lb.stamp.Load() }
+
 // Options are the balancer's options, defaults filled in.
 func (lb *LoadBalance) Options() gray.Options { return lb.opts }
 

@@ -36,6 +36,8 @@ func outgoing(ctx context.Context) *invocation.RPCInvocation {
 	return invocation.NewRPCInvocation("hop", nil, atts)
 }
 
+type otherKey struct{}
+
 func keys(inv *invocation.RPCInvocation) string {
 	var ks []string
 	for k := range inv.Attachments() {
@@ -97,7 +99,7 @@ func TestLaneAddedToANewAttachmentMapAndAppWins(t *testing.T) {
 		t.Fatalf("the application's tag must win, got %s", v)
 	}
 	// A plain map[string]string too, and a derived ctx.
-	ctx3 := context.WithValue(context.WithValue(ctx, struct{}{}, 1), constant.AttachmentKey, map[string]string{"a": "b"})
+	ctx3 := context.WithValue(context.WithValue(ctx, otherKey{}, 1), constant.AttachmentKey, map[string]string{"a": "b"})
 	out = outgoing(ctx3)
 	applyLane(ctx3, out)
 	if v, _ := out.GetAttachment("userId"); v != "7" {

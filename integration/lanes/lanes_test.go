@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -552,9 +553,14 @@ func TestFullLinkLanes(t *testing.T) {
 				group := fmt.Sprintf("c%d-%s", ci, m)
 				entry, procs := c.start(f, group, m)
 				defer func() {
+					// Stop them together: a graceful dubbo-go or Dubbo
+					// shutdown takes seconds each.
+					var wg sync.WaitGroup
 					for _, p := range procs {
-						_ = p.Stop(5 * time.Second)
+						wg.Add(1)
+						go func() { defer wg.Done(); _ = p.Stop(5 * time.Second) }()
 					}
+					wg.Wait()
 				}()
 				// Every consumer subscribed after its providers registered;
 				// wait until the whole chain answers.

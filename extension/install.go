@@ -140,7 +140,11 @@ func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
 	} else {
 		Install(dir)
 	}
-	return w.inner.Join(dir)
+	ivk := w.inner.Join(dir)
+	if ivk == nil {
+		return nil
+	}
+	return &laneClusterInvoker{Invoker: ivk}
 }
 
 // joinsRegistries reports whether dir is dubbo-go's outer join of one

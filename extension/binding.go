@@ -439,14 +439,42 @@ func (b *Binding) Explain(method string, args []any, attachments map[string]any)
 	return b.chain.Route(inv, tr), tr
 }
 
-// BindingFor returns the newest binding of an interface for a consumer
-// application, or nil.
+// BindingFor returns the binding of an interface for a consumer application
+// that its calls go through now, or nil. A reference has one binding per
+// registry directory; with several (application-level and interface-level
+// under APPLICATION_FIRST, or registry-type all) calls take the
+// application-level list while it has providers, else one that has some, as
+// the migration invoker and dubbo-go's zone-aware join do; among equals the
+// newest.
 func BindingFor(iface, consumerApp string) *Binding {
 	bs := Bindings(iface)
+	var withProviders, newest *Binding
 	for i := len(bs) - 1; i >= 0; i-- {
-		if bs[i].consumerApp == consumerApp {
-			return bs[i]
+		b := bs[i]
+		if b.consumerApp != consumerApp {
+			continue
+		}
+		if newest == nil {
+			newest = b
+		}
+		if len(b.chain.Snapshot().Invokers) == 0 {
+			continue
+		}
+		if b.appLevel() {
+			return b
+		}
+		if withProviders == nil {
+			withProviders = b
 		}
 	}
-	return nil
+	if withProviders != nil {
+		return withProviders
+	}
+	return newest
+}
+
+// appLevel reports whether the binding routes an application-level
+// (service discovery) directory.
+func (b *Binding) appLevel() bool {
+	return b.url != nil && b.url.Protocol == constant.ServiceRegistryProtocol
 }

@@ -400,7 +400,7 @@ func TestMixedFleetParity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	checkParity(t, srv.Addr(), c)
+	checkParity(t, srv.Addr(), c, parityScenarios)
 }
 
 // checkParity routes the deterministic tag and method scenarios with the Go
@@ -408,22 +408,8 @@ func TestMixedFleetParity(t *testing.T) {
 // BookConsumer (Java Dubbo's own routers, javaArgs added to its command
 // line), and fails t where the Java consumer's served set differs from the
 // Go consumer's eligible set, or the Go consumer is served outside it.
-func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, javaArgs ...string) {
+func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, scenarios []parityScenario, javaArgs ...string) {
 	t.Helper()
-	scenarios := []struct {
-		name   string
-		method string
-		tag    string
-		force  bool
-	}{
-		{"queryAll, no tag", "queryAll", "", false},
-		{"queryByName, no tag", "queryByName", "", false},
-		{"queryAll, tag gray", "queryAll", "gray", false},
-		{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false},
-		{"queryByName, tag blue", "queryByName", "blue", false},
-		{"queryAll, tag red (fallback)", "queryAll", "red", false},
-		{"queryAll, tag red + force", "queryAll", "red", true},
-	}
 	const calls = 24
 	for _, sc := range scenarios {
 		ex, err := c.Explain(harness.Call{Method: sc.method, Tag: sc.tag, Force: sc.force})
@@ -463,4 +449,24 @@ func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, javaArgs ...s
 			}
 		}
 	}
+}
+
+// parityScenario is one call shape checkParity compares.
+type parityScenario struct {
+	name   string
+	method string
+	tag    string
+	force  bool
+}
+
+// parityScenarios are the deterministic scenarios of the mixed fleet's rules
+// (TestMixedFleetParity).
+var parityScenarios = []parityScenario{
+	{"queryAll, no tag", "queryAll", "", false},
+	{"queryByName, no tag", "queryByName", "", false},
+	{"queryAll, tag gray", "queryAll", "gray", false},
+	{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false},
+	{"queryByName, tag blue", "queryByName", "blue", false},
+	{"queryAll, tag red (fallback)", "queryAll", "red", false},
+	{"queryAll, tag red + force", "queryAll", "red", true},
 }

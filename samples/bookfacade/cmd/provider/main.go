@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 
+	// The extension on a provider: application metadata Java consumers can
+	// read, and full-link lanes for the calls it serves.
+	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
 )

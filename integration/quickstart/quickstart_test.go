@@ -266,19 +266,13 @@ func (f *fixture) expectRouted(t *testing.T, out string, bindings int) {
 // while no application-level one exists, routed by the seed rule.
 func TestQuickstartDefaultRegistryType(t *testing.T) {
 	f := newFixture(t)
-	var kept []string
-	for _, l := range strings.Split(f.yaml, "\n") {
-		if !strings.Contains(l, "registry-type:") {
-			kept = append(kept, l)
-		}
-	}
-	out := run(t, f.bin, strings.Join(kept, "\n"))
-	f.expectRouted(t, out, 2)
+	yaml := withoutLines(f.yaml, "registry-type:")
+	f.expectRouted(t, run(t, f.bin, yaml), 2)
 
 	t.Run("FORCE_APPLICATION", func(t *testing.T) {
 		// migration.step FORCE_APPLICATION is dubbo-go's own behaviour:
 		// no provider, and the error says what was asked for.
-		yaml := strings.Replace(strings.Join(kept, "\n"), "loadbalance: gray", "loadbalance: gray\n        params: { migration.step: FORCE_APPLICATION }", 1)
+		yaml := strings.Replace(yaml, "loadbalance: gray", "loadbalance: gray\n        params: { migration.step: FORCE_APPLICATION }", 1)
 		r := parse(run(t, f.bin, yaml))
 		if len(r.served) != 0 || len(r.errs) != calls {
 			t.Fatalf("FORCE_APPLICATION against interface-level providers: want %d failed calls, got %d served, %d failed", calls, len(r.served), len(r.errs))
@@ -295,14 +289,7 @@ func TestQuickstartDefaultRegistryType(t *testing.T) {
 // routed by the seed rule.
 func TestQuickstartApplicationLevel(t *testing.T) {
 	f := newFixtureOf(t, "service")
-	var kept []string
-	for _, l := range strings.Split(f.yaml, "\n") {
-		if !strings.Contains(l, "registry-type:") {
-			kept = append(kept, l)
-		}
-	}
-	out := run(t, f.bin, strings.Join(kept, "\n"))
-	f.expectRouted(t, out, 2)
+	f.expectRouted(t, run(t, f.bin, withoutLines(f.yaml, "registry-type:")), 2)
 }
 
 func TestQuickstartRegistryModes(t *testing.T) {
@@ -320,14 +307,7 @@ func TestQuickstartRegistryModes(t *testing.T) {
 	}
 
 	t.Run("protocol-line-removed", func(t *testing.T) {
-		lines := strings.Split(base, "\n")
-		kept := lines[:0]
-		for _, l := range lines {
-			if !strings.Contains(l, "protocol: dubbo") {
-				kept = append(kept, l)
-			}
-		}
-		out := run(t, bin, strings.Join(kept, "\n"))
+		out := run(t, bin, withoutLines(base, "protocol: dubbo"))
 		r := parse(out)
 		if len(r.served) != 0 || len(r.errs) != calls {
 			t.Fatalf("with the reference on tri, want %d failed calls, got %d served and %d failed\n%s", calls, len(r.served), len(r.errs), out)
@@ -359,4 +339,15 @@ func TestQuickstartRegistryModes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// withoutLines returns text without the lines that contain substr.
+func withoutLines(text, substr string) string {
+	var kept []string
+	for _, l := range strings.Split(text, "\n") {
+		if !strings.Contains(l, substr) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
 }

@@ -140,15 +140,21 @@ func (f *followRegistry) UnSubscribe(_ *common.URL, l registry.NotifyListener) e
 	return nil
 }
 
-// feed turns each provider list into add and delete events for the
-// providers that came and went, as dubbo-go's ZooKeeper listener does for
-// each child node, keeping only those of the subscribed service key.
+// feed turns each provider list into events for the directory: the first
+// list as one complete list (one rebuild, however many providers), then the
+// providers that came and went one event each, as dubbo-go's ZooKeeper
+// listener does for each child node (a removal passes through the delete
+// grace). Only providers of the subscribed service key count. A provider
+// of another protocol than the reference's is announced on its own, so that
+// the directory drops it as it always does and the drop is recorded.
 func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 	want := sub.ServiceKey()
 	intf, group, version := common.ParseServiceKey(want)
 	known := map[string]*common.URL{} // node name -> the URL announced for it
+	first := true
 	for p := range ch {
 		seen := make(map[string]bool, len(p.Nodes))
+		var added []*common.URL
 		for _, node := range p.Nodes {
 			seen[node] = true
 			if _, ok := known[node]; ok {
@@ -163,6 +169,14 @@ func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 				continue
 			}
 			known[node] = u
+			added = append(added, u)
+		}
+		if first {
+			first = false
+			announceAll(l, added, sub.Protocol)
+			continue
+		}
+		for _, u := range added {
 			l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
 		}
 		for node, u := range known {
@@ -171,6 +185,26 @@ func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
 			}
 		}
+	}
+}
+
+// announceAll hands the directory the initial providers as one complete
+// list, and those of another protocol one event each after it.
+func announceAll(l registry.NotifyListener, urls []*common.URL, protocol string) {
+	var all, other []*registry.ServiceEvent
+	for _, u := range urls {
+		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
+		if protocol != "" && u.Protocol != protocol {
+			other = append(other, ev)
+		} else {
+			all = append(all, ev)
+		}
+	}
+	if len(all) > 0 {
+		l.NotifyAll(all, func() {})
+	}
+	for _, ev := range other {
+		l.Notify(ev)
 	}
 }
 

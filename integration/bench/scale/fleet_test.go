@@ -72,6 +72,16 @@ type fleet struct {
 	regs  []string // full paths of the registrations, in order
 }
 
+// providerSessions lifts dubbo-go's limit of 700 connections per provider
+// process: each real provider serves a quarter of the fleet's addresses.
+const providerSessions = 20000
+
+// consumerConns is the connections a consumer opens per provider address:
+// one, Java Dubbo's default. dubbo-go's default, 16, would take 16,000
+// sockets per consumer at n = 1,000 (and reconnect storms once a
+// provider's session limit is hit).
+const consumerConns = 1
+
 var providerReady = regexp.MustCompile(`(?m)^READY (\d+) `)
 
 const providersDir = "/dubbo/" + api.Interface + "/providers"
@@ -91,7 +101,7 @@ func startFleet(t testing.TB, bs bins) *fleet {
 		// writes every registration itself, all in 127.0.0.0/8.
 		p := harness.Start(t, harness.ProcOptions{
 			Name: fmt.Sprintf("provider:%d", port), Path: bs.provider[""],
-			Args: []string{"-port", strconv.Itoa(port), "-registry", "", "-log", "error"},
+			Args: []string{"-port", strconv.Itoa(port), "-registry", "", "-log", "error", "-sessions", strconv.Itoa(providerSessions)},
 		})
 		if _, err := p.WaitLine(providerReady, harness.ReadyTimeout); err != nil {
 			t.Fatalf("provider on %d: %v", port, err)
@@ -235,7 +245,7 @@ func (f *fleet) startConsumer(bs bins, impl string, refs int) *consumer {
 	p := harness.Start(f.t, harness.ProcOptions{
 		Name: fmt.Sprintf("consumer:%s:refs=%d", impl, refs), Path: bs.consumer[impl],
 		Args: []string{"-zk", f.zk.Addr(), "-refs", strconv.Itoa(refs), "-want", strconv.Itoa(f.ports[0]),
-			"-p1", strconv.Itoa(f.ports[1]), "-http", harness.Host + ":0"},
+			"-p1", strconv.Itoa(f.ports[1]), "-http", harness.Host + ":0", "-conns", strconv.Itoa(consumerConns)},
 	})
 	m, err := p.WaitLine(firstLine, 3*time.Minute)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/config_center"
 	dglog "dubbo.apache.org/dubbo-go/v3/logger"
 	"dubbo.apache.org/dubbo-go/v3/registry"
+	"dubbo.apache.org/dubbo-go/v3/remoting/getty"
 
 	// dubbo protocol, hessian2, ZooKeeper registry and config center.
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
@@ -118,7 +119,13 @@ func main() {
 	p1 := flag.Int("p1", 0, "provider port queryByName tagged gray is routed to")
 	httpAddr := flag.String("http", "127.0.0.1:0", "HTTP listen address (loopback)")
 	logLevel := flag.String("log", "error", "dubbo-go log level")
+	conns := flag.Int("conns", 0, "connections per provider address (dubbo-go's getty connection-number; 0: its default, 16)")
 	flag.Parse()
+	if *conns > 0 {
+		cc := *getty.GetDefaultClientConfig()
+		cc.ConnectionNum = *conns
+		getty.SetClientConf(cc)
+	}
 	if err := run(*app, *zk, *refs, *want, *p1, *httpAddr, *logLevel); err != nil {
 		fmt.Fprintln(os.Stderr, "scaleconsumer:", err)
 		os.Exit(1)
@@ -221,10 +228,10 @@ type genRoutes struct {
 	m  map[uint64][2]map[int]bool
 }
 
-func (g *genRoutes) see(app string) uint64 {
+func (g *genRoutes) see(app string) (uint64, bool) {
 	gen, routed, ok := probe(app)
 	if !ok {
-		return 0
+		return 0, false
 	}
 	g.mu.Lock()
 	_, seen := g.m[gen]
@@ -235,7 +242,7 @@ func (g *genRoutes) see(app string) uint64 {
 		g.m[gen] = r
 		g.mu.Unlock()
 	}
-	return gen
+	return gen, true
 }
 
 func (g *genRoutes) routes(gen uint64, k, port int) bool {
@@ -297,9 +304,12 @@ func (c *consumer) load(ctx context.Context, res *Load, conc int, d time.Duratio
 					break
 				}
 				kind := int(k & 1)
-				var g0 uint64
+				var (
+					g0      uint64
+					inspect bool
+				)
 				if check {
-					g0 = gens.see(c.app)
+					g0, inspect = gens.see(c.app)
 				}
 				t0 := time.Now()
 				port, err := call(context.Background(), conn, kind)
@@ -317,8 +327,8 @@ func (c *consumer) load(ctx context.Context, res *Load, conc int, d time.Duratio
 				if port != want[kind] {
 					wrong++
 				}
-				if check {
-					g1 := gens.see(c.app)
+				if inspect {
+					g1, _ := gens.see(c.app)
 					if !gens.routes(g0, kind, port) && !gens.routes(g1, kind, port) {
 						mixed++
 					}

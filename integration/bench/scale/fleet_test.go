@@ -22,8 +22,20 @@ import (
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 )
 
-// Implementations, in the order each fleet size measures them.
-var impls = []string{"dubboroute", "dubbogo"}
+// Implementations, in the order each fleet size measures them:
+// dubboroute's chain with dubbo-go's random balancer (the side-by-side
+// comparison: only routing differs), dubbo-go's built-ins, and dubboroute
+// with its own gray balancer.
+var impls = []string{"dubboroute", "dubbogo", "dubboroute+gray"}
+
+// build is the binary an implementation runs (dubboroute or dubbogo) and
+// lb its load balancer.
+func build(impl string) (bin, lb string) {
+	if b, ok := strings.CutSuffix(impl, "+gray"); ok {
+		return b, "gray"
+	}
+	return impl, "random"
+}
 
 const consumerPkg = "github.com/dubboroute/dubboroute/integration/bench/scale/scaleconsumer"
 
@@ -43,7 +55,7 @@ func buildAll(t testing.TB) bins {
 		t.Fatal(err)
 	}
 	bs := bins{provider: map[string]string{"": filepath.Join(dir, "provider")}, consumer: map[string]string{}}
-	for _, impl := range impls {
+	for _, impl := range []string{"dubboroute", "dubbogo"} {
 		out := filepath.Join(dir, "scaleconsumer-"+impl)
 		args := []string{"build", "-o", out}
 		if impl == "dubboroute" {
@@ -241,10 +253,11 @@ var (
 
 func (f *fleet) startConsumer(bs bins, impl string, refs int) *consumer {
 	f.t.Helper()
+	bin, lb := build(impl)
 	began := time.Now()
 	p := harness.Start(f.t, harness.ProcOptions{
-		Name: fmt.Sprintf("consumer:%s:refs=%d", impl, refs), Path: bs.consumer[impl],
-		Args: []string{"-zk", f.zk.Addr(), "-refs", strconv.Itoa(refs), "-want", strconv.Itoa(f.ports[0]),
+		Name: fmt.Sprintf("consumer:%s:refs=%d", impl, refs), Path: bs.consumer[bin],
+		Args: []string{"-lb", lb, "-zk", f.zk.Addr(), "-refs", strconv.Itoa(refs), "-want", strconv.Itoa(f.ports[0]),
 			"-p1", strconv.Itoa(f.ports[1]), "-http", harness.Host + ":0", "-conns", strconv.Itoa(consumerConns)},
 	})
 	m, err := p.WaitLine(firstLine, 3*time.Minute)

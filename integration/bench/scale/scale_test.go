@@ -2,7 +2,9 @@ package scale
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +162,7 @@ func BenchmarkScale(b *testing.B) {
 			})
 		}
 		if n == refsFleet {
-			for _, impl := range impls {
+			for _, impl := range impls[:2] {
 				b.Run(fmt.Sprintf("refs=%d/impl=%s/n=%d", refsN, impl, n), func(b *testing.B) {
 					r := f.manyRefs(b, bs, impl)
 					refs = append(refs, r)
@@ -175,7 +177,7 @@ func BenchmarkScale(b *testing.B) {
 			}
 		}
 		if n == stormAt {
-			for _, impl := range impls {
+			for _, impl := range impls[:2] {
 				b.Run(fmt.Sprintf("storm/impl=%s/n=%d", impl, n), func(b *testing.B) {
 					s := f.storm(b, bs, impl)
 					storms = append(storms, s)
@@ -206,7 +208,9 @@ func (f *fleet) measure(b *testing.B, bs bins, impl string) row {
 	if err != nil {
 		b.Fatal(err)
 	}
+	prof := f.profile(b, c, fmt.Sprintf("cpu-%s-n%d.pprof", strings.ReplaceAll(impl, "+", "-"), r.n))
 	res, err := c.load(fmt.Sprintf("concurrency=%d&duration=%s", concurrency, loadFor()))
+	prof()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -230,6 +234,39 @@ func (f *fleet) measure(b *testing.B, bs bins, impl string) row {
 	b.Logf("%s n=%d: %.0f calls/s, %.1f µs CPU/call, p50 %.0f µs, p99 %.0f µs, RSS %.0f MiB, first call %.0f ms, rule %v ms",
 		impl, r.n, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, r.ruleMs)
 	return r
+}
+
+// profile starts a CPU profile of the consumer over the measured load when
+// $SCALE_PROFILE names a directory, and returns the function that waits
+// for it and writes it there as name.
+func (f *fleet) profile(b *testing.B, c *consumer, name string) func() {
+	dir := os.Getenv("SCALE_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	secs := int(loadFor().Seconds()) - 1
+	if secs < 1 {
+		secs = 1
+	}
+	done := make(chan error, 1)
+	go func() {
+		resp, err := httpc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", c.base, secs))
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
+		}
+		done <- err
+	}()
+	return func() {
+		if err := <-done; err != nil {
+			b.Errorf("%s consumer: CPU profile: %v", c.impl, err)
+		}
+	}
 }
 
 // ruleSwitches moves queryAll to p2 and back, twice, and returns the time
@@ -277,7 +314,7 @@ func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
 	c := f.startConsumer(bs, impl, refsN)
 	defer func() { _ = c.Stop(10 * time.Second) }()
 	r := refsRow{impl: impl, refs: refsN, n: f.size(), firstMs: c.firstMs}
-	if impl == "dubboroute" {
+	if strings.HasPrefix(impl, "dubboroute") {
 		var st stats
 		if err := c.get("/stats", &st); err != nil {
 			b.Fatal(err)
@@ -287,7 +324,7 @@ func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
 		}
 	}
 	r.ruleMs, r.ruleNote = f.ruleSwitches(b, c, "calls")
-	if impl == "dubboroute" {
+	if strings.HasPrefix(impl, "dubboroute") {
 		r.snapMs, r.snapNote = f.ruleSwitches(b, c, "snapshot")
 	}
 	var err error
@@ -350,7 +387,7 @@ func (f *fleet) storm(b *testing.B, bs bins, impl string) storm {
 		b.Fatal(err)
 	}
 	s.calls, s.failed, s.wrong, s.mix, s.gens, s.errors = a.r.Calls, a.r.Failed, a.r.Wrong, a.r.Mixed, a.r.Gens, a.r.Errors
-	if impl == "dubboroute" {
+	if strings.HasPrefix(impl, "dubboroute") {
 		s.rebuilds = st1.Rebuilds - st0.Rebuilds
 		if dc := st1.Count - st0.Count; dc > 0 {
 			s.rebuildMeanMs = (st1.SecondsSum - st0.SecondsSum) / float64(dc) * 1e3
@@ -443,7 +480,7 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
-		fmt.Fprintf(&sb, "n=%d %.2f×", n, cpu[n]["dubbogo"]/cpu[n]["dubboroute"])
+		fmt.Fprintf(&sb, "n=%d %.2f× (with dubboroute's gray balancer %.2f×)", n, cpu[n]["dubbogo"]/cpu[n]["dubboroute"], cpu[n]["dubbogo"]/cpu[n]["dubboroute+gray"])
 	}
 	sb.WriteString("\n")
 	if len(storms) > 0 {

@@ -6,7 +6,8 @@
 // Built twice from the same source: with -tags dubboroute it blank-imports
 // dubboroute's extension (dubboroute's router chain and load balancers
 // replace dubbo-go's); without the tag it is a plain dubbo-go v3.3.2
-// consumer with dubbo-go's built-in routers. Both use load balancer random
+// consumer with dubbo-go's built-in routers. Both use dubbo-go's load
+// balancer random (-lb; the dubboroute build also has dubboroute's gray)
 // and no retries, so a call is attempted once, on a routed provider.
 //
 // On start it dials -refs references of the interface, makes queryAll calls
@@ -27,4 +28,5 @@
 //     reference got there (unix ns).
 //   - /stats: dubboroute's snapshot rebuild counter and rebuild-time
 //     histogram for the interface (dubboroute build; empty otherwise).
+//   - /debug/pprof/profile and /debug/pprof/heap: Go's profiles.
 package main

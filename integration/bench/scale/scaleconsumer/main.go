@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"sort"
 	"strconv"
@@ -119,6 +120,7 @@ func main() {
 	p1 := flag.Int("p1", 0, "provider port queryByName tagged gray is routed to")
 	httpAddr := flag.String("http", "127.0.0.1:0", "HTTP listen address (loopback)")
 	logLevel := flag.String("log", "error", "dubbo-go log level")
+	lb := flag.String("lb", "random", "load balancer (random; gray needs the dubboroute build)")
 	conns := flag.Int("conns", 0, "connections per provider address (dubbo-go's getty connection-number; 0: its default, 16)")
 	flag.Parse()
 	if *conns > 0 {
@@ -126,13 +128,13 @@ func main() {
 		cc.ConnectionNum = *conns
 		getty.SetClientConf(cc)
 	}
-	if err := run(*app, *zk, *refs, *want, *p1, *httpAddr, *logLevel); err != nil {
+	if err := run(*app, *zk, *refs, *want, *p1, *httpAddr, *logLevel, *lb); err != nil {
 		fmt.Fprintln(os.Stderr, "scaleconsumer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(app, zk string, nrefs, want, p1 int, httpAddr, logLevel string) error {
+func run(app, zk string, nrefs, want, p1 int, httpAddr, logLevel, lb string) error {
 	ins, err := dubbo.NewInstance(
 		dubbo.WithName(app),
 		dubbo.WithLogger(dglog.WithLevel(logLevel)),
@@ -158,7 +160,7 @@ func run(app, zk string, nrefs, want, p1 int, httpAddr, logLevel string) error {
 	}
 	c := &consumer{app: app, p0: want, p1: p1}
 	for i := 0; i < nrefs; i++ {
-		conn, err := cli.Dial(api.Interface, client.WithLoadBalance("random"), client.WithRetries(0))
+		conn, err := cli.Dial(api.Interface, client.WithLoadBalance(lb), client.WithRetries(0))
 		if err != nil {
 			return fmt.Errorf("%s consumer %s: dial %s (reference %d): %w", impl, app, api.Interface, i, err)
 		}
@@ -183,6 +185,8 @@ func run(app, zk string, nrefs, want, p1 int, httpAddr, logLevel string) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/load", c.serveLoad)
 	mux.HandleFunc("/rulewait", c.serveRuleWait)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.Handle("/debug/pprof/heap", pprof.Handler("heap"))
 	mux.HandleFunc("/stats", func(w http.ResponseWriter, _ *http.Request) {
 		st := rebuildStats()
 		st.Impl = impl

@@ -253,6 +253,16 @@ var (
 
 func (f *fleet) startConsumer(bs bins, impl string, refs int) *consumer {
 	f.t.Helper()
+	c, err := f.tryConsumer(bs, impl, refs)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c
+}
+
+// tryConsumer starts a consumer and waits for its first routed call; an
+// error says why not (with the crash, if it died).
+func (f *fleet) tryConsumer(bs bins, impl string, refs int) (*consumer, error) {
 	bin, lb := build(impl)
 	began := time.Now()
 	p := harness.Start(f.t, harness.ProcOptions{
@@ -260,16 +270,54 @@ func (f *fleet) startConsumer(bs bins, impl string, refs int) *consumer {
 		Args: []string{"-lb", lb, "-zk", f.zk.Addr(), "-refs", strconv.Itoa(refs), "-want", strconv.Itoa(f.ports[0]),
 			"-p1", strconv.Itoa(f.ports[1]), "-http", harness.Host + ":0", "-conns", strconv.Itoa(consumerConns)},
 	})
+	c := &consumer{Proc: p, impl: impl}
 	m, err := p.WaitLine(firstLine, 3*time.Minute)
 	if err != nil {
-		f.t.Fatalf("%s consumer: %v", impl, err)
+		_ = p.Stop(10 * time.Second)
+		return nil, fmt.Errorf("%s consumer: %w%s", impl, err, c.crash())
 	}
 	ns, _ := strconv.ParseInt(m[1], 10, 64)
+	c.firstMs = float64(time.Unix(0, ns).Sub(began).Microseconds()) / 1e3
 	r, err := p.WaitLine(readyLine, time.Minute)
 	if err != nil {
-		f.t.Fatalf("%s consumer: %v", impl, err)
+		_ = p.Stop(10 * time.Second)
+		return nil, fmt.Errorf("%s consumer: %w%s", impl, err, c.crash())
 	}
-	return &consumer{Proc: p, impl: impl, base: "http://" + r[1], firstMs: float64(time.Unix(0, ns).Sub(began).Microseconds()) / 1e3}
+	c.base = "http://" + r[1]
+	return c, nil
+}
+
+// crash describes how the consumer died ("" while it runs): Go's fatal
+// error or panic line and the first non-runtime function of the failing
+// goroutine.
+func (c *consumer) crash() string {
+	if !c.Exited() {
+		return ""
+	}
+	lines := strings.Split(c.Log(), "\n")
+	what, where := "", ""
+	for i, l := range lines {
+		if what == "" && (strings.HasPrefix(l, "fatal error:") || strings.HasPrefix(l, "panic:")) {
+			what = l
+		}
+		if what != "" && strings.HasSuffix(l, "[running]:") {
+			for _, fl := range lines[i+1:] {
+				if fl == "" || strings.HasPrefix(fl, "\t") || strings.HasPrefix(fl, "runtime.") || strings.HasPrefix(fl, "internal/") {
+					continue
+				}
+				if j := strings.LastIndexByte(fl, '('); j > 0 {
+					fl = fl[:j]
+				}
+				where = " in " + fl
+				break
+			}
+			break
+		}
+	}
+	if what == "" {
+		return fmt.Sprintf(" (process exited: %s)", c.ExitStatus())
+	}
+	return fmt.Sprintf(" (process died: %s%s)", what, where)
 }
 
 var httpc = &http.Client{Timeout: 10 * time.Minute}

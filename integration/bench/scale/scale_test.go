@@ -197,7 +197,7 @@ func BenchmarkScale(b *testing.B) {
 }
 
 // measure runs one consumer against the fleet as it is.
-func (f *fleet) measure(b *testing.B, bs bins, impl string) row {
+func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 	c := f.startConsumer(bs, impl, 1)
 	defer func() { _ = c.Stop(10 * time.Second) }()
 	r := row{n: f.size(), impl: impl, firstMs: c.firstMs}
@@ -239,7 +239,7 @@ func (f *fleet) measure(b *testing.B, bs bins, impl string) row {
 // profile starts a CPU profile of the consumer over the measured load when
 // $SCALE_PROFILE names a directory, and returns the function that waits
 // for it and writes it there as name.
-func (f *fleet) profile(b *testing.B, c *consumer, name string) func() {
+func (f *fleet) profile(b testing.TB, c *consumer, name string) func() {
 	dir := os.Getenv("SCALE_PROFILE")
 	if dir == "" {
 		return func() {}
@@ -275,7 +275,7 @@ func (f *fleet) profile(b *testing.B, c *consumer, name string) func() {
 // (dubboroute), every reference's snapshot routing to it, polled without
 // calls. A switch not complete within 30 s ends the samples and is
 // described in the returned note.
-func (f *fleet) ruleSwitches(b *testing.B, c *consumer, mode string) (ms []float64, note string) {
+func (f *fleet) ruleSwitches(b testing.TB, c *consumer, mode string) (ms []float64, note string) {
 	defer f.putRules(f.ports[0])
 	for i := 0; i < ruleSamples; i++ {
 		to := f.ports[2]
@@ -297,6 +297,11 @@ func (f *fleet) ruleSwitches(b *testing.B, c *consumer, mode string) (ms []float
 		f.putRules(to)
 		a := <-ch
 		if a.err != nil {
+			if crash := c.crash(); crash != "" {
+				note = fmt.Sprintf("switch %d (queryAll to port %d):%s", i+1, to, crash)
+				b.Logf("%s consumer: %s", c.impl, note)
+				return ms, note
+			}
 			b.Fatal(a.err)
 		}
 		if a.rw.Error != "" || a.rw.LastAt == 0 {
@@ -311,9 +316,15 @@ func (f *fleet) ruleSwitches(b *testing.B, c *consumer, mode string) (ms []float
 
 // manyRefs starts a consumer with refsN references and switches rules.
 func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
-	c := f.startConsumer(bs, impl, refsN)
+	r := refsRow{impl: impl, refs: refsN, n: f.size()}
+	c, err := f.tryConsumer(bs, impl, refsN)
+	if err != nil {
+		r.ruleNote = "did not start: " + err.Error()
+		b.Logf("%s with %d references: %s", impl, refsN, r.ruleNote)
+		return r
+	}
 	defer func() { _ = c.Stop(10 * time.Second) }()
-	r := refsRow{impl: impl, refs: refsN, n: f.size(), firstMs: c.firstMs}
+	r.firstMs = c.firstMs
 	if strings.HasPrefix(impl, "dubboroute") {
 		var st stats
 		if err := c.get("/stats", &st); err != nil {
@@ -327,9 +338,10 @@ func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
 	if strings.HasPrefix(impl, "dubboroute") {
 		r.snapMs, r.snapNote = f.ruleSwitches(b, c, "snapshot")
 	}
-	var err error
-	if r.rss, err = rssMiB(c.Pid()); err != nil {
-		b.Fatal(err)
+	if c.crash() == "" {
+		if r.rss, err = rssMiB(c.Pid()); err != nil {
+			b.Fatal(err)
+		}
 	}
 	b.Logf("%s with %d references, n=%d: first call %.0f ms, rule %v ms %s, snapshots %v ms %s, RSS %.0f MiB", impl, refsN, r.n, r.firstMs, r.ruleMs, r.ruleNote, r.snapMs, r.snapNote, r.rss)
 	return r

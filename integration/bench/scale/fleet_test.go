@@ -287,6 +287,43 @@ func (f *fleet) tryConsumer(bs bins, impl string, refs int) (*consumer, error) {
 	return c, nil
 }
 
+// Settling: a consumer has taken in the whole fleet when it idles (dubbo-go
+// 3.3.2's ZooKeeper registry delivers the providers one event each and
+// rebuilds its invoker list per event, which takes many seconds at
+// n = 5,000). Idle: at most idleTicks of CPU time in each of two
+// consecutive seconds.
+const (
+	idleTicks   = 8 // of 100 per second
+	settleLimit = 5 * time.Minute
+)
+
+// settle waits until the consumer idles and returns the seconds from its
+// start.
+func (c *consumer) settle() (float64, error) {
+	quiet := 0
+	prev, err := cpuTicks(c.Pid())
+	if err != nil {
+		return 0, err
+	}
+	for deadline := time.Now().Add(settleLimit); time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		cur, err := cpuTicks(c.Pid())
+		if err != nil {
+			return 0, err
+		}
+		if cur-prev <= idleTicks {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		prev = cur
+		if quiet == 2 {
+			return c.Uptime().Seconds() - 2, nil
+		}
+	}
+	return 0, fmt.Errorf("%s consumer: still busy (more than %d%% of a CPU) %v after start", c.impl, idleTicks, settleLimit)
+}
+
 // crash describes how the consumer died ("" while it runs): Go's fatal
 // error or panic line and the first non-runtime function of the failing
 // goroutine.

@@ -87,6 +87,7 @@ type bucket struct {
 type stats struct {
 	Impl            string
 	Bindings        int
+	Providers       int
 	Rebuilds, Count uint64
 	SecondsSum      float64
 	Buckets         []bucket
@@ -104,6 +105,7 @@ type row struct {
 	wrong             int
 	ruleMs            []float64
 	ruleNote          string
+	settledS          float64 // process start to idle: the fleet taken in
 }
 
 // storm is the provider storm's outcome for one consumer.
@@ -201,6 +203,11 @@ func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 	c := f.startConsumer(bs, impl, 1)
 	defer func() { _ = c.Stop(10 * time.Second) }()
 	r := row{n: f.size(), impl: impl, firstMs: c.firstMs}
+	var err error
+	if r.settledS, err = c.settle(); err != nil {
+		b.Fatal(err)
+	}
+	f.checkProviders(b, c)
 	if _, err := c.load(fmt.Sprintf("concurrency=%d&duration=%s", concurrency, warmup)); err != nil {
 		b.Fatal(err)
 	}
@@ -231,8 +238,8 @@ func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 		b.Errorf("%s at n=%d: %d of %d calls failed, %d served by a provider the rules do not route to; errors %v", impl, r.n, res.Failed, res.Calls, res.Wrong, res.Errors)
 	}
 	r.ruleMs, r.ruleNote = f.ruleSwitches(b, c, "calls")
-	b.Logf("%s n=%d: %.0f calls/s, %.1f µs CPU/call, p50 %.0f µs, p99 %.0f µs, RSS %.0f MiB, first call %.0f ms, rule %v ms",
-		impl, r.n, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, r.ruleMs)
+	b.Logf("%s n=%d: %.0f calls/s, %.1f µs CPU/call, p50 %.0f µs, p99 %.0f µs, RSS %.0f MiB, first call %.0f ms, idle after %.1f s, rule %v ms",
+		impl, r.n, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, r.settledS, r.ruleMs)
 	return r
 }
 
@@ -266,6 +273,21 @@ func (f *fleet) profile(b testing.TB, c *consumer, name string) func() {
 		if err := <-done; err != nil {
 			b.Errorf("%s consumer: CPU profile: %v", c.impl, err)
 		}
+	}
+}
+
+// checkProviders fails b unless a dubboroute consumer's snapshot holds the
+// whole fleet (a plain dubbo-go consumer cannot be asked).
+func (f *fleet) checkProviders(b testing.TB, c *consumer) {
+	if !strings.HasPrefix(c.impl, "dubboroute") {
+		return
+	}
+	var st stats
+	if err := c.get("/stats", &st); err != nil {
+		b.Fatal(err)
+	}
+	if st.Providers != f.size() {
+		b.Errorf("%s consumer idles with %d providers in its snapshot, want the fleet's %d", c.impl, st.Providers, f.size())
 	}
 }
 
@@ -325,6 +347,10 @@ func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
 	}
 	defer func() { _ = c.Stop(10 * time.Second) }()
 	r.firstMs = c.firstMs
+	if _, err := c.settle(); err != nil {
+		b.Fatal(err)
+	}
+	f.checkProviders(b, c)
 	if strings.HasPrefix(impl, "dubboroute") {
 		var st stats
 		if err := c.get("/stats", &st); err != nil {
@@ -353,6 +379,10 @@ func (f *fleet) manyRefs(b *testing.B, bs bins, impl string) refsRow {
 func (f *fleet) storm(b *testing.B, bs bins, impl string) storm {
 	c := f.startConsumer(bs, impl, 1)
 	defer func() { _ = c.Stop(10 * time.Second) }()
+	if _, err := c.settle(); err != nil {
+		b.Fatal(err)
+	}
+	f.checkProviders(b, c)
 	if _, err := c.load(fmt.Sprintf("concurrency=%d&duration=%s", concurrency, warmup)); err != nil {
 		b.Fatal(err)
 	}
@@ -471,12 +501,12 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "Scale, end to end (%d real providers, fleet of registrations in a private ZooKeeper, concurrency %d, %s measured after %s warm-up; %s):\n\n",
 		numProviders, concurrency, loadFor(), warmup, api.Interface)
-	sb.WriteString("| n | consumer | calls/s | CPU/call | p50 | p99 | RSS | start → first routed call | rule write → routed (median; samples) | failed |\n")
-	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("| n | consumer | calls/s | CPU/call | p50 | p99 | RSS | start → first routed call | start → fleet taken in (idle) | rule write → routed (median; samples) | failed |\n")
+	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	cpu := map[int]map[string]float64{}
 	for _, r := range rows {
-		fmt.Fprintf(&sb, "| %d | %s | %.0f | %.1f µs | %.0f µs | %.0f µs | %.0f MiB | %.0f ms | %s | %d of %d |\n",
-			r.n, r.impl, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, ruleCell(r.ruleMs, r.ruleNote), r.failed+r.wrong, r.calls)
+		fmt.Fprintf(&sb, "| %d | %s | %.0f | %.1f µs | %.0f µs | %.0f µs | %.0f MiB | %.0f ms | %.1f s | %s | %d of %d |\n",
+			r.n, r.impl, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, r.settledS, ruleCell(r.ruleMs, r.ruleNote), r.failed+r.wrong, r.calls)
 		if cpu[r.n] == nil {
 			cpu[r.n] = map[string]float64{}
 		}

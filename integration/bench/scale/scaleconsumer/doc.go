@@ -27,6 +27,7 @@
 //     queryAll until one is served by port P; reports when the last
 //     reference got there (unix ns).
 //   - /stats: dubboroute's snapshot rebuild counter and rebuild-time
-//     histogram for the interface (dubboroute build; empty otherwise).
+//     histogram for the interface, its bindings and the providers in the
+//     newest one's snapshot (dubboroute build; empty otherwise).
 //   - /debug/pprof/profile and /debug/pprof/heap: Go's profiles.
 package main

@@ -39,6 +39,7 @@ type Bucket struct {
 type Stats struct {
 	Impl       string   `json:"impl"`
 	Bindings   int      `json:"bindings"`
+	Providers  int      `json:"providers"` // in the newest binding's snapshot
 	Rebuilds   uint64   `json:"rebuilds"`
 	Count      uint64   `json:"count"`
 	SecondsSum float64  `json:"secondsSum"`

@@ -72,7 +72,11 @@ func rebuildStats() Stats {
 			}
 		}
 	}
-	st.Bindings = len(extension.Bindings(api.Interface))
+	bs := extension.Bindings(api.Interface)
+	st.Bindings = len(bs)
+	if len(bs) > 0 {
+		st.Providers = len(bs[len(bs)-1].Chain().Snapshot().Invokers)
+	}
 	return st
 }
 

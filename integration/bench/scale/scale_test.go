@@ -75,7 +75,7 @@ func (c *consumer) load(q string) (loadResult, error) {
 type ruleWait struct {
 	Refs, Done            int
 	LastAt, Calls, Failed int64
-	Error                 string
+	FirstError, Error     string
 }
 
 // bucket and stats are scaleconsumer's /stats answer.
@@ -327,7 +327,11 @@ func (f *fleet) ruleSwitches(b testing.TB, c *consumer, mode string) (ms []float
 			b.Fatal(a.err)
 		}
 		if a.rw.Error != "" || a.rw.LastAt == 0 {
-			note = fmt.Sprintf("switch %d (queryAll to port %d): %s (%d calls, %d failed)", i+1, to, a.rw.Error, a.rw.Calls, a.rw.Failed)
+			note = fmt.Sprintf("switch %d (queryAll to port %d): %s (%d calls, %d failed", i+1, to, a.rw.Error, a.rw.Calls, a.rw.Failed)
+			if a.rw.FirstError != "" {
+				note += "; first error: " + a.rw.FirstError
+			}
+			note += ")"
 			b.Logf("%s consumer: %s", c.impl, note)
 			return ms, note
 		}

@@ -66,12 +66,14 @@ type Load struct {
 
 // RuleWait is the answer of /rulewait.
 type RuleWait struct {
-	Refs   int    `json:"refs"`
-	Done   int    `json:"done"`
-	LastAt int64  `json:"lastAt"` // unix ns when the last reference was served by the port
-	Calls  int64  `json:"calls"`
-	Failed int64  `json:"failed"`
-	Error  string `json:"error,omitempty"`
+	Refs   int   `json:"refs"`
+	Done   int   `json:"done"`
+	LastAt int64 `json:"lastAt"` // unix ns when the last reference was served by the port
+	Calls  int64 `json:"calls"`
+	Failed int64 `json:"failed"`
+	// FirstError is the first failed call's error.
+	FirstError string `json:"firstError,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 type consumer struct {
@@ -391,6 +393,7 @@ func (c *consumer) serveRuleWait(w http.ResponseWriter, r *http.Request) {
 		last          atomic.Int64
 		done          atomic.Int64
 		calls, failed atomic.Int64
+		firstErr      sync.Once
 		wg            sync.WaitGroup
 		deadline      = time.Now().Add(timeout)
 	)
@@ -403,6 +406,13 @@ func (c *consumer) serveRuleWait(w http.ResponseWriter, r *http.Request) {
 				calls.Add(1)
 				if err != nil {
 					failed.Add(1)
+					firstErr.Do(func() {
+						msg := err.Error()
+						if len(msg) > 300 {
+							msg = msg[:300] + "..."
+						}
+						res.FirstError = msg
+					})
 					time.Sleep(time.Millisecond)
 					continue
 				}

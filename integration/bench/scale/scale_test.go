@@ -106,6 +106,7 @@ type row struct {
 	ruleMs            []float64
 	ruleNote          string
 	settledS          float64 // process start to idle: the fleet taken in
+	note              string  // why nothing was measured
 }
 
 // storm is the provider storm's outcome for one consumer.
@@ -114,6 +115,7 @@ type storm struct {
 	n, moved                  int
 	tookS                     float64
 	calls, failed, wrong, mix int
+	rate                      float64
 	gens                      int
 	rebuilds                  uint64
 	rebuildMeanMs, rebuildP99 float64
@@ -152,6 +154,9 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(fmt.Sprintf("impl=%s/n=%d", impl, n), func(b *testing.B) {
 				r := f.measure(b, bs, impl)
 				rows = append(rows, r)
+				if r.note != "" {
+					return
+				}
 				b.ReportMetric(r.rate, "calls/s")
 				b.ReportMetric(r.cpuUs, "cpu-us/call")
 				b.ReportMetric(r.p50us, "p50-us")
@@ -205,7 +210,9 @@ func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 	r := row{n: f.size(), impl: impl, firstMs: c.firstMs}
 	var err error
 	if r.settledS, err = c.settle(); err != nil {
-		b.Fatal(err)
+		r.note = err.Error()
+		b.Log(r.note)
+		return r
 	}
 	f.checkProviders(b, c)
 	if _, err := c.load(fmt.Sprintf("concurrency=%d&duration=%s", concurrency, warmup)); err != nil {
@@ -433,6 +440,7 @@ func (f *fleet) storm(b *testing.B, bs bins, impl string) storm {
 		b.Fatal(err)
 	}
 	s.calls, s.failed, s.wrong, s.mix, s.gens, s.errors = a.r.Calls, a.r.Failed, a.r.Wrong, a.r.Mixed, a.r.Gens, a.r.Errors
+	s.rate = a.r.Rate
 	if strings.HasPrefix(impl, "dubboroute") {
 		s.rebuilds = st1.Rebuilds - st0.Rebuilds
 		if dc := st1.Count - st0.Count; dc > 0 {
@@ -509,6 +517,10 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	cpu := map[int]map[string]float64{}
 	for _, r := range rows {
+		if r.note != "" {
+			fmt.Fprintf(&sb, "| %d | %s | not measured: %s | | | | | %.0f ms | | | |\n", r.n, r.impl, r.note, r.firstMs)
+			continue
+		}
 		fmt.Fprintf(&sb, "| %d | %s | %.0f | %.1f µs | %.0f µs | %.0f µs | %.0f MiB | %.0f ms | %.1f s | %s | %d of %d |\n",
 			r.n, r.impl, r.rate, r.cpuUs, r.p50us, r.p99us, r.rss, r.firstMs, r.settledS, ruleCell(r.ruleMs, r.ruleNote), r.failed+r.wrong, r.calls)
 		if cpu[r.n] == nil {
@@ -531,7 +543,7 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 	sb.WriteString("\n")
 	if len(storms) > 0 {
 		sb.WriteString("\nProvider storm (one registration in five leaves and re-registers within 5 s, consumer at a fixed rate):\n\n")
-		sb.WriteString("| consumer | n | moved | calls | failed | wrong provider | served by neither snapshot | snapshots seen | rebuilds | rebuild mean | rebuild p99 |\n")
+		fmt.Fprintf(&sb, "| consumer | n | moved | calls (rate; asked %d/s) | failed | wrong provider | served by neither snapshot | snapshots seen | rebuilds | rebuild mean | rebuild p99 |\n", stormRate)
 		sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, s := range storms {
 			mix, gens, reb, mean, p := "n/a", "n/a", "n/a", "n/a", "n/a"
@@ -539,8 +551,8 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 				mix, gens, reb = strconv.Itoa(s.mix), strconv.Itoa(s.gens), strconv.FormatUint(s.rebuilds, 10)
 				mean, p = fmt.Sprintf("%.2f ms", s.rebuildMeanMs), s.rebuildP99Bucket
 			}
-			fmt.Fprintf(&sb, "| %s | %d | %d in %.1f s | %d | %d | %d | %s | %s | %s | %s | %s |\n",
-				s.impl, s.n, s.moved, s.tookS, s.calls, s.failed, s.wrong, mix, gens, reb, mean, p)
+			fmt.Fprintf(&sb, "| %s | %d | %d in %.1f s | %d (%.0f/s) | %d | %d | %s | %s | %s | %s | %s |\n",
+				s.impl, s.n, s.moved, s.tookS, s.calls, s.rate, s.failed, s.wrong, mix, gens, reb, mean, p)
 		}
 	}
 	if len(refs) > 0 {

@@ -9,10 +9,10 @@
 #   3. the table (integration/bench/cmd/benchtable) with the targets of
 #      issue 8, and the machine it ran on;
 #   4. scale, end to end (integration/bench/scale, BenchmarkScale): a fleet
-#      of 100, 1,000 and 5,000 provider registrations in a private
+#      of 100 and 1,000 provider registrations in a private
 #      ZooKeeper, a dubboroute and a plain dubbo-go consumer process over
 #      real RPC, a provider storm and a consumer with 100 references
-#      (about 10 minutes; SCALE=0 skips it, SCALE_N=100,1000 picks sizes).
+#      (about 10 minutes; SCALE=0 skips it, SCALE_N=100,1000,5000 picks sizes).
 #
 # Raw output and the tables go to integration/bench/results/<UTC time>/
 # (git-ignored). Environment: BENCHTIME (default 1s), COUNT (default 1),

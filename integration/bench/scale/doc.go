@@ -22,7 +22,7 @@
 //
 // # What is measured
 //
-// At each fleet size (n = 100, 1,000 and 5,000; SCALE_N overrides), for
+// At each fleet size (n = 100 and 1,000; SCALE_N overrides), for
 // each consumer in turn (never both at once, so they do not compete for
 // the CPUs): time from process start to the first queryAll served by p0,
 // calls/s at a fixed concurrency, CPU time per call (utime+stime of the

@@ -17,8 +17,11 @@ import (
 
 func TestMain(m *testing.M) { harness.Main(m) }
 
-// Benchmark parameters; SCALE_N (comma-separated fleet sizes) and
-// SCALE_LOAD (the measured load's duration) override.
+// Benchmark parameters; SCALE_N (comma-separated fleet sizes, default
+// 100,1000) and SCALE_LOAD (the measured load's duration) override. At
+// n = 5,000 the four provider processes of this fleet (1,250 connections
+// each from one consumer) time calls out on a 2-core machine, so it is not
+// a default size (see integration/bench/README.md).
 const (
 	concurrency = 16
 	warmup      = 3 * time.Second
@@ -33,7 +36,7 @@ const (
 func fleetSizes() []int {
 	s := os.Getenv("SCALE_N")
 	if s == "" {
-		return []int{100, 1000, 5000}
+		return []int{100, 1000}
 	}
 	var out []int
 	for _, f := range strings.Split(s, ",") {

@@ -84,14 +84,6 @@ type consumer struct {
 
 var grayCtx = context.WithValue(context.Background(), constant.AttachmentKey, map[string]any{constant.Tagkey: "gray"})
 
-// callShape is call kind k: 0 queryAll untagged, 1 queryByName("Go") gray.
-func callShape(k int) (string, []any, map[string]any) {
-	if k == 0 {
-		return api.MethodQueryAll, []any{}, map[string]any{}
-	}
-	return api.MethodQueryByName, []any{"Go"}, map[string]any{constant.Tagkey: "gray"}
-}
-
 func call(ctx context.Context, conn *client.Connection, k int) (int, error) {
 	if k == 0 {
 		var books []*api.Book

@@ -5,6 +5,7 @@ package main
 import (
 	"strconv"
 
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -37,6 +38,14 @@ func probe(app string) (uint64, func(k int) map[int]bool, bool) {
 		}
 		return out
 	}, true
+}
+
+// callShape is call kind k: 0 queryAll untagged, 1 queryByName("Go") gray.
+func callShape(k int) (string, []any, map[string]any) {
+	if k == 0 {
+		return api.MethodQueryAll, []any{}, map[string]any{}
+	}
+	return api.MethodQueryByName, []any{"Go"}, map[string]any{constant.Tagkey: "gray"}
 }
 
 // rebuildStats reads dubboroute's rebuild counter and histogram for the

@@ -51,7 +51,8 @@ if [ "$SCALE" != 0 ]; then
   scmd="go test -run '^\$' -bench BenchmarkScale -benchtime 1x -timeout 40m ./integration/bench/scale"
   log "scale, end to end: $scmd"
   mkdir -p "$out/scale-profiles"
-  export SCALE_OUT="$PWD/$out/scale.md" SCALE_PROFILE="$PWD/$out/scale-profiles"
+  abs=$(cd "$out" && pwd)
+  export SCALE_OUT="$abs/scale.md" SCALE_PROFILE="$abs/scale-profiles"
   eval "$scmd" | tee "$out/scale.txt"
   { echo; echo "Command: make bench ($scmd)"; echo; cat "$out/scale.md"; } | tee -a "$out/table.md"
 fi

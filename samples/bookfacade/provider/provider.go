@@ -49,6 +49,9 @@ type Options struct {
 	// Ready bounds how long Start waits for the port to accept connections;
 	// default 10s.
 	Ready time.Duration
+	// Sessions is the most connections the provider accepts at once
+	// (dubbo-go's getty session-number); 0 keeps dubbo-go's default, 700.
+	Sessions int
 }
 
 // Provider is a running provider.
@@ -129,6 +132,9 @@ func Start(opts Options) (*Provider, error) {
 	protoOpts := []protocol.ServerOption{protocol.WithDubbo(), protocol.WithPort(opts.Port)}
 	if opts.Host != "" {
 		protoOpts = append(protoOpts, protocol.WithIp(opts.Host))
+	}
+	if opts.Sessions > 0 {
+		protoOpts = append(protoOpts, protocol.WithParams(map[string]any{"session-number": opts.Sessions}))
 	}
 	insOpts := []dubbo.InstanceOption{
 		dubbo.WithName(opts.App),

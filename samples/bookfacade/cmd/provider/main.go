@@ -37,9 +37,10 @@ func main() {
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
 	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level), all, or default (the setting left out)")
+	sessions := flag.Int("sessions", 0, "most connections accepted at once (dubbo-go's getty session-number; 0: its default, 700)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
+	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel, Sessions: *sessions})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)

@@ -31,9 +31,10 @@ type Binding struct {
 	mu          sync.Mutex
 	providerApp string
 	statics     staticSet
-	static      [4]cluster.RuleRef
-	dynamic     [4]cluster.RuleRef
+	static      cluster.Rules
+	dynamic     cluster.Rules
 	cancelApp   []func()
+	mesh        meshSubs // <provider-app>.MESHAPPRULE of every provider application
 	adapted     map[base.Invoker]base.Invoker
 }
 
@@ -144,7 +145,7 @@ func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
 // publishRules hands the effective rules to the chain: the dynamic rule of
 // a slot when one exists, else the static one. b.mu is held.
 func (b *Binding) publishRules() {
-	var eff [4]cluster.RuleRef
+	var eff cluster.Rules
 	for i := range eff {
 		eff[i] = b.dynamic[i]
 		if eff[i].Empty() {
@@ -169,6 +170,7 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	if app != "" && app != b.providerApp {
 		b.switchProviderApp(app)
 	}
+	b.followMeshApps(invokers)
 	b.chain.SetInvokers(invokers)
 }
 

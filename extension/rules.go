@@ -13,6 +13,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -22,6 +23,7 @@ const (
 	ConditionSuffix = rules.ConditionSuffix
 	TagSuffix       = rules.TagSuffix
 	GraySuffix      = rules.GraySuffix
+	MeshSuffix      = rules.MeshSuffix
 )
 
 // keyState is one subscribed config-center key: the last good rule and the
@@ -152,6 +154,12 @@ func (ks *keyState) apply(content string, event bool) {
 	gr, version := parsed.Gray, parsed.Version
 	ks.rev++
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
+	if parsed.Mesh != nil {
+		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(ks.key, rules.MeshSuffix), Key: ks.key, Version: ref.Version, Rule: parsed.Mesh}}
+		if parsed.Mesh.Empty() {
+			logger.Infof("[dubboroute] rule key=%s: %s", ks.key, parsed.Mesh.Cleared)
+		}
+	}
 	ks.ref = ref
 	ks.gray = gr
 	subs := ks.snapshotSubs()

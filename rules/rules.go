@@ -9,6 +9,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -18,6 +19,7 @@ const (
 	ConditionSuffix = ".condition-router"
 	TagSuffix       = ".tag-router"
 	GraySuffix      = ".gray-router"
+	MeshSuffix      = mesh.KeySuffix // Java's MeshRuleManager: <provider-app>.MESHAPPRULE
 )
 
 // Kind is the kind of rule a key holds.
@@ -28,6 +30,7 @@ const (
 	KindCondition Kind = "condition"
 	KindTag       Kind = "tag"
 	KindGray      Kind = "gray"
+	KindMesh      Kind = "mesh"
 )
 
 // Key is what a config-center key says about its rule.
@@ -52,9 +55,11 @@ func ParseKey(key string) (Key, error) {
 		k.Kind, k.Prefix = KindTag, strings.TrimSuffix(key, TagSuffix)
 	case strings.HasSuffix(key, GraySuffix):
 		k.Kind, k.Prefix = KindGray, strings.TrimSuffix(key, GraySuffix)
+	case strings.HasSuffix(key, MeshSuffix):
+		k.Kind, k.Prefix = KindMesh, strings.TrimSuffix(key, MeshSuffix)
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s or <app>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s or <app>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -71,12 +76,15 @@ func ParseKey(key string) (Key, error) {
 func ServiceKey(u *router.URL) string { return u.ServiceKey() + ConditionSuffix }
 
 // Parsed is one rule's content parsed by its kind. Exactly one of
-// Condition, Tag and Gray is set.
+// Condition, Tag, Gray and Mesh is set.
 type Parsed struct {
 	Kind      Kind
 	Condition *condition.Rule
 	Tag       *tag.Rule
 	Gray      *gray.Rule
+	// Mesh is a mesh rule; Mesh.Empty() means the value clears the
+	// application's mesh routing (Java: no document of type standard).
+	Mesh *mesh.Rule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -105,6 +113,8 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		}
 	case KindGray:
 		p.Gray, err = gray.ParseRule(content)
+	case KindMesh:
+		p.Mesh, err = mesh.ParseRule(content)
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}
@@ -137,5 +147,5 @@ func CheckText(kind Kind, content string) error {
 // conditions list, valid: false) rather than a broken rule. Either way the
 // previous rule stays in force; the difference is only how it is reported.
 func IsIgnored(err error) bool {
-	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid)
+	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete)
 }

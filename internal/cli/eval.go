@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dubboroute/dubboroute/rules"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 )
 
 // ruleInput is one element of a case's "rules": a config-center rule
@@ -203,6 +205,14 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
 	}
+	// Java's mesh router subscribes the key of every provider application.
+	meshApps := map[string]bool{}
+	for _, u := range p.urls {
+		if a := u.Application(); a != "" && a != "unknown" {
+			meshApps[a] = true
+		}
+	}
+	meshRefs := map[string]cluster.RuleRef{}
 	states := map[string]*keyState{}
 	type event struct {
 		idx     int
@@ -277,6 +287,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindMesh:
+			if meshApps[k.Prefix] {
+				return []cluster.Slot{cluster.SlotMesh}, false, ""
+			}
+			return nil, false, "no provider of application " + k.Prefix
 		case rules.KindGray:
 			if k.Prefix == providerApp && grayRead {
 				return nil, true, ""
@@ -310,7 +325,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			gr = parsed.Gray
 			version := parsed.Version
 			switch {
-			case errors.Is(err, condition.ErrRuleInvalid):
+			case errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete):
 				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
 			case err != nil:
 				p.rejected = append(p.rejected, Rejection{Rule: ev.idx, Error: err.Error()})
@@ -325,6 +340,9 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			st.rev++
 			ref.Key = ev.key.Key
 			ref.Version = version + "#" + strconv.Itoa(st.rev)
+			if parsed.Mesh != nil {
+				ref.Mesh = []mesh.AppRule{{App: ev.key.Prefix, Key: ev.key.Key, Version: ref.Version, Rule: parsed.Mesh}}
+			}
 		} else {
 			if why != "" {
 				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
@@ -336,6 +354,10 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		st.ref, st.gr = ref, gr
 		if isGray {
 			p.gray, p.grayKey, p.grayVersion = gr, ev.key.Key, ref.Version
+			return
+		}
+		if ev.key.Kind == rules.KindMesh {
+			meshRefs[ev.key.Prefix] = ref
 			return
 		}
 		for _, s := range slots {
@@ -362,6 +384,16 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	for _, ev := range updates {
 		apply(ev, false)
 	}
+	var ms []mesh.AppRule
+	for _, r := range meshRefs {
+		for _, ar := range r.Mesh {
+			if !ar.Rule.Empty() {
+				ms = append(ms, ar)
+			}
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].App < ms[j].App })
+	p.rules[cluster.SlotMesh] = cluster.RuleRef{Mesh: ms}
 	return nil
 }
 

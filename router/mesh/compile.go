@@ -17,10 +17,10 @@ type AppRule struct {
 
 // Branches of mesh routing (Java's StandardMeshRuleRouter).
 const (
-	BranchRouted   router.Branch = "mesh-routed"     // some application's destination subsets, intersected with the input
-	BranchNoMatch  router.Branch = "mesh-no-match"   // rules in force, nothing chosen: the input (Java's empty protection)
-	BranchNoRule   router.Branch = "no-rule"         // no application present has a mesh rule
-	BranchThrows   router.Branch = "mesh-error"      // Java throws here: the call fails with no provider
+	BranchRouted   router.Branch = "mesh-routed"   // some application's destination subsets, intersected with the input
+	BranchNoMatch  router.Branch = "mesh-no-match" // rules in force, nothing chosen: the input (Java's empty protection)
+	BranchNoRule   router.Branch = "no-rule"       // no application present has a mesh rule
+	BranchThrows   router.Branch = "mesh-error"    // Java throws here: the call fails with no provider
 	invalidAppName               = "unknown"
 )
 

@@ -170,6 +170,9 @@ func (e *BindError) Error() string {
 type binder struct {
 	doc     int
 	unknown []Finding
+	// deferred is a failure of Java's subset computation (MeshRuleCache.build),
+	// which runs only after the group is found valid.
+	deferred error
 }
 
 func (b *binder) fail(v *jval, field, format string, a ...any) error {
@@ -638,7 +641,8 @@ func (b *binder) destinationRule(doc *jval, name string) (*DestinationRule, erro
 	dr := &DestinationRule{Name: name, Doc: b.doc, Line: doc.line}
 	s := doc.get("spec")
 	if s == nil || s.kind != jMap {
-		return nil, b.fail(doc, "spec", "a DestinationRule without spec (Java's subset computation throws a NullPointerException)")
+		b.deferred = b.fail(doc, "spec", "a DestinationRule without spec (Java's subset computation throws a NullPointerException)")
+		return dr, nil
 	}
 	b.fields(s, "spec.", "host", "subsets", "trafficPolicy")
 	var err error
@@ -665,8 +669,8 @@ func (b *binder) destinationRule(doc *jval, name string) (*DestinationRule, erro
 		}
 		_ = set
 		for _, kv := range sub.Labels {
-			if kv.Value == nil {
-				return nil, b.fail(v, f+".labels."+kv.Key, "a label value that is not a scalar (Java's subset computation throws)")
+			if kv.Value == nil && b.deferred == nil {
+				b.deferred = b.fail(v, f+".labels."+kv.Key, "a label value that is not a scalar (Java's subset computation throws)")
 			}
 		}
 		return sub, nil
@@ -674,12 +678,12 @@ func (b *binder) destinationRule(doc *jval, name string) (*DestinationRule, erro
 	if err != nil {
 		return nil, err
 	}
-	if subs == nil {
-		return nil, b.fail(s, "spec.subsets", "a DestinationRule without a subsets list (Java's subset computation throws a NullPointerException)")
+	if subs == nil && b.deferred == nil {
+		b.deferred = b.fail(s, "spec.subsets", "a DestinationRule without a subsets list (Java's subset computation throws a NullPointerException)")
 	}
 	for i, sub := range subs {
-		if sub == nil {
-			return nil, b.fail(s, fmt.Sprintf("spec.subsets[%d]", i), "a subset that is not a mapping (Java's subset computation throws a NullPointerException)")
+		if sub == nil && b.deferred == nil {
+			b.deferred = b.fail(s, fmt.Sprintf("spec.subsets[%d]", i), "a subset that is not a mapping (Java's subset computation throws a NullPointerException)")
 		}
 	}
 	dr.Spec.Subsets = subs

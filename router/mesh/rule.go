@@ -116,6 +116,7 @@ func ParseRule(content string) (*Rule, error) {
 		}
 		return r, nil
 	}
+	var deferred error
 	for _, i := range std {
 		d := docs[i]
 		b := &binder{doc: i}
@@ -143,6 +144,9 @@ func ParseRule(content string) (*Rule, error) {
 				Message: k + ": Java's mesh router reads only kind DestinationRule and kind VirtualService (case-sensitive); ignored"})
 		}
 		r.Findings = append(r.Findings, b.unknown...)
+		if deferred == nil {
+			deferred = b.deferred
+		}
 	}
 	if len(r.VirtualServices) == 0 || len(r.DestinationRules) == 0 {
 		missing := "VirtualService"
@@ -150,6 +154,9 @@ func ParseRule(content string) (*Rule, error) {
 			missing = "DestinationRule"
 		}
 		return nil, fmt.Errorf("mesh rule, document %d: no %s among the standard documents: %w", std[0], missing, ErrIncomplete)
+	}
+	if deferred != nil {
+		return nil, deferred
 	}
 	r.lint()
 	return r, nil

@@ -489,7 +489,12 @@ public final class Oracle {
             }
             Map<String, VsDestinationGroup> groups = new java.util.HashMap<>();
             groups.put(app, group);
-            MeshRuleCache.build(consumer.getProtocolServiceKey(), invokers, groups);
+            // The router builds its cache whenever the app has providers (it reads the key only then); one
+            // provider of the app stands for them, so a value is reported the same whether or not the case has any.
+            URL one = URL.valueOf("dubbo://192.0.2.1:20880/x?remote.application=" + app);
+            List<Invoker<Object>> probe = new ArrayList<>();
+            probe.add(new CaseInvoker("probe", 0, one));
+            MeshRuleCache.build(consumer.getProtocolServiceKey(), new BitList<>(probe), groups);
             return null;
         } catch (Throwable t) {
             return oneLine(t);

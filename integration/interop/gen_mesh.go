@@ -167,7 +167,7 @@ func (g *Generator) meshArgument() any {
 // generated there: as the first value, Java's address notification throws).
 func (g *Generator) meshRule(update bool) string {
 	var docs []string
-	switch g.intn(20) {
+	switch g.intn(40) {
 	case 0:
 		return "kind: VirtualService\nmetadata: {name: bad\n" // bad YAML
 	case 1:
@@ -199,7 +199,7 @@ func (g *Generator) meshRule(update bool) string {
 }
 
 func (g *Generator) meshName() string {
-	switch g.intn(30) {
+	switch g.intn(60) {
 	case 0:
 		return "demo-route.v1" // rule type v1: not standard
 	case 1:
@@ -241,6 +241,8 @@ func (g *Generator) destinationRule(name string, update bool) string {
 			} else {
 				fmt.Fprintf(&b, "    - name: all\n      labels: {}\n")
 			}
+		case strings.HasPrefix(sub, "v") && g.chance(0.7):
+			fmt.Fprintf(&b, "    - name: %s\n      labels: {ver: %s}\n", sub, sub)
 		default:
 			fmt.Fprintf(&b, "    - name: %s\n      labels: %s\n", sub, pick(g, meshLabels...))
 		}
@@ -259,6 +261,14 @@ func (g *Generator) virtualService(name string) string {
 		return b.String() // no spec: Java throws on every call
 	}
 	b.WriteString("spec:\n  hosts: [demo]\n  dubbo:\n")
+	if g.chance(0.25) { // a plain weighted split
+		b.WriteString("    - routedetail:\n        - name: split\n          route:\n")
+		for t, nt := 0, 2+g.intn(2); t < nt; t++ {
+			fmt.Fprintf(&b, "            - weight: %s\n              destination: {host: demo, subset: %s}\n",
+				pick(g, "1", "10", "30", "60", "90"), pick(g, "v1", "v2", "v3", "all", "gray"))
+		}
+		return b.String()
+	}
 	nr := 1
 	if g.chance(0.2) {
 		nr = 2
@@ -276,7 +286,7 @@ func (g *Generator) virtualService(name string) string {
 		nd := 1 + g.intn(3)
 		for d := 0; d < nd; d++ {
 			b.WriteString("        - name: d" + strconv.Itoa(d) + "\n")
-			if !(d == nd-1 && g.chance(0.4)) {
+			if !(d == nd-1 && g.chance(0.6)) {
 				nm := 1 + g.intn(2)
 				b.WriteString("          match:\n")
 				for m := 0; m < nm; m++ {
@@ -420,7 +430,7 @@ func (g *Generator) routeDestination(indent string) string {
 	var b strings.Builder
 	b.WriteString(indent + "- ")
 	if g.chance(0.6) {
-		switch g.intn(12) {
+		switch g.intn(40) {
 		case 0:
 			b.WriteString("weight: '5'\n" + indent + "  ") // Java rejects the update
 		case 1:

@@ -37,7 +37,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			return c.fail(step, detail, st, st.throws)
 		}
 		if st.route < 0 {
-			note(detail, "%s: no VirtualService route for the service", st.app)
+			if detail != nil {
+				note(detail, "%s: no VirtualService route for the service", st.app)
+			}
 			continue
 		}
 		di := -1
@@ -67,13 +69,17 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			}
 		}
 		if di < 0 {
-			note(detail, "%s: no routedetail matched", st.app)
+			if detail != nil {
+				note(detail, "%s: no routedetail matched", st.app)
+			}
 			continue
 		}
 		ds := &st.details[di]
 		vsName := st.rule.VirtualServices[st.vsIndex].Name
 		if ds.d.Route == nil {
-			note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s matched, it has no route", st.app, vsName, st.route, di, nameOf(ds.d.Name))
+			if detail != nil {
+				note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s matched, it has no route", st.app, vsName, st.route, di, nameOf(ds.d.Name))
+			}
 			continue
 		}
 		if ds.nullDst {
@@ -107,10 +113,14 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			return c.fail(step, detail, st, fmt.Sprintf("routedetail[%d]: a destination that is not a mapping was reached (Java: NullPointerException)", di))
 		}
 		if chosen == nil {
-			note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s: no destination subset has providers", st.app, vsName, st.route, di, nameOf(ds.d.Name))
+			if detail != nil {
+				note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s: no destination subset has providers", st.app, vsName, st.route, di, nameOf(ds.d.Name))
+			}
 			continue
 		}
-		note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s → subset %s (%d)", st.app, vsName, st.route, di, nameOf(ds.d.Name), name, chosen.Len())
+		if detail != nil {
+			note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s → subset %s (%d)", st.app, vsName, st.route, di, nameOf(ds.d.Name), name, chosen.Len())
+		}
 		result = u.Or(result, chosen)
 	}
 	if result.Empty() {
@@ -153,7 +163,9 @@ func (ds *detailState) pick(u *router.Universe, in *router.Set, start int) (*rou
 
 func (c *Compiled) fail(step *router.Step, detail *strings.Builder, st *appState, why string) *router.Set {
 	if step != nil {
-		note(detail, "%s: %s", st.app, why)
+		if detail != nil {
+			note(detail, "%s: %s", st.app, why)
+		}
 		step.Branch = BranchThrows
 		step.Detail = detail.String()
 	}

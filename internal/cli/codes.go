@@ -33,7 +33,7 @@ var codes = []Code{
 	{"DR003", "gray-rejected", SevError, "fix the gray rule at this line; the runtime rejects it whole and keeps the previous one"},
 	{"DR004", "unsupported-version", SevError, "use configVersion v3.0 or v3.1; Java ignores rules above v3.1 and keeps the previous one"},
 	{"DR005", "no-conditions", SevError, "give the rule at least one condition; an empty list does not clear the old conditions, delete the key instead"},
-	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router or <app>.gray-router, or pass --key"},
+	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router, <app>.gray-router or <app>.MESHAPPRULE, or pass --key"},
 	{"DR007", "empty-rule", SevError, "write the rule; empty content is a delete to the config center (use rm to delete)"},
 
 	{"DR101", "unknown-field", SevWarning, "remove the field or fix its spelling; Java ignores it"},

@@ -77,7 +77,7 @@ func (g *Generator) NextMesh(id string) Case {
 		}
 	}
 	// Condition and tag rules in the same chain.
-	if papp := appOf(c.Providers[0].URL); papp != "" && g.chance(0.3) {
+	if papp := urlApp(c.Providers[0].URL); papp != "" && g.chance(0.3) {
 		c.Rules = append(c.Rules, g.rule(capp, papp))
 	}
 	return c
@@ -453,4 +453,15 @@ func (g *Generator) routeDestination(indent string) string {
 		}
 	}
 	return b.String()
+}
+
+// urlApp is the application parameter of a URL.
+func urlApp(u string) string {
+	_, q, _ := strings.Cut(u, "?")
+	for _, kv := range strings.Split(q, "&") {
+		if v, ok := strings.CutPrefix(kv, "application="); ok {
+			return v
+		}
+	}
+	return ""
 }

@@ -113,7 +113,7 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		return res
 	}
 	if err := rules.CheckText(k.Kind, content); err != nil {
-		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003"}[k.Kind]
+		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003", rules.KindMesh: "DR008"}[k.Kind]
 		l.add(code, lineOf(err), -1, "%v", err)
 		sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 		return res
@@ -123,6 +123,8 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		l.condition(k, content)
 	case rules.KindTag:
 		l.tag(k, content)
+	case rules.KindMesh:
+		l.mesh(k, content)
 	case rules.KindGray:
 		if _, err := gray.ParseRule(content); err != nil {
 			l.add("DR003", lineOf(err), -1, "%v", err)

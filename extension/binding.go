@@ -191,6 +191,10 @@ func (b *Binding) switchProviderApp(app string) {
 	b.cancelApp = append(b.cancelApp, c1)
 	_, c2 := store.subscribe(app+GraySuffix, rules.KindGray, nil)
 	b.cancelApp = append(b.cancelApp, c2)
+	// Script rules never route (Java 3.3.6 has no script engine on Java 15+);
+	// subscribing logs why a script rule written there has no effect.
+	_, c4 := store.subscribe(app+rules.ScriptSuffix, rules.KindScript, nil)
+	b.cancelApp = append(b.cancelApp, c4)
 	if app != b.consumerApp {
 		pa, c3 := store.subscribe(app+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
 		if !pa.Empty() {

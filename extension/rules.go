@@ -154,6 +154,9 @@ func (ks *keyState) apply(content string, event bool) {
 	gr, version := parsed.Gray, parsed.Version
 	ks.rev++
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
+	if parsed.Script != nil {
+		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, parsed.Script.Why)
+	}
 	if parsed.Mesh != nil {
 		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(ks.key, rules.MeshSuffix), Key: ks.key, Version: ref.Version, Rule: parsed.Mesh}}
 		if parsed.Mesh.Empty() {

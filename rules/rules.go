@@ -20,6 +20,7 @@ const (
 	TagSuffix       = ".tag-router"
 	GraySuffix      = ".gray-router"
 	MeshSuffix      = mesh.KeySuffix // Java's MeshRuleManager: <provider-app>.MESHAPPRULE
+	ScriptSuffix    = ".script-router"
 )
 
 // Kind is the kind of rule a key holds.
@@ -31,6 +32,12 @@ const (
 	KindTag       Kind = "tag"
 	KindGray      Kind = "gray"
 	KindMesh      Kind = "mesh"
+	// KindScript is Java's script rule (<provider-app>.script-router,
+	// AppScriptStateRouter at position 200). Java Dubbo 3.3.6 on Java 15+
+	// has no JavaScript engine: building the script router throws, Java logs
+	// it, and every call passes through. dubboroute does the same: a script
+	// rule is read (and linted) but never routes.
+	KindScript Kind = "script"
 )
 
 // Key is what a config-center key says about its rule.
@@ -57,9 +64,11 @@ func ParseKey(key string) (Key, error) {
 		k.Kind, k.Prefix = KindGray, strings.TrimSuffix(key, GraySuffix)
 	case strings.HasSuffix(key, MeshSuffix):
 		k.Kind, k.Prefix = KindMesh, strings.TrimSuffix(key, MeshSuffix)
+	case strings.HasSuffix(key, ScriptSuffix):
+		k.Kind, k.Prefix = KindScript, strings.TrimSuffix(key, ScriptSuffix)
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s or <app>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s or <app>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -85,6 +94,8 @@ type Parsed struct {
 	// Mesh is a mesh rule; Mesh.Empty() means the value clears the
 	// application's mesh routing (Java: no document of type standard).
 	Mesh *mesh.Rule
+	// Script is a script rule (it never routes, see KindScript).
+	Script *ScriptRule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -115,6 +126,8 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		p.Gray, err = gray.ParseRule(content)
 	case KindMesh:
 		p.Mesh, err = mesh.ParseRule(content)
+	case KindScript:
+		p.Script = ParseScript(content)
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}

@@ -80,6 +80,15 @@ func (g *Generator) NextMesh(id string) Case {
 	if papp := urlApp(c.Providers[0].URL); papp != "" && g.chance(0.3) {
 		c.Rules = append(c.Rules, g.rule(capp, papp))
 	}
+	// Script rules: Java 3.3.6 on Java 17 has no JavaScript engine.
+	if g.chance(0.08) {
+		app := pick(g, apps...)
+		c.Rules = append(c.Rules, Rule{Key: ptr(app + ".script-router"), Content: ptr(pick(g,
+			"configVersion: v3.0\nkey: demo-provider\ntype: javascript\nenabled: true\nscript: |\n  (function route(invokers) { return invokers.subList(0, 1); } (invokers))\n",
+			"type: groovy\nscript: 'return invokers'\n",
+			"enabled: false\nscript: x\n",
+			"script: [unclosed\n"))})
+	}
 	return c
 }
 

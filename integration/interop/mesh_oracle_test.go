@@ -110,13 +110,17 @@ func meshDivergence(c *Case, java Answer) string {
 var meshCoverageKeys = []string{
 	"mesh rule", "mesh update", "mesh delete", "services", "name_match", "argc", "argp", "str_value", "num_value",
 	"bool_value", "sourceLabels", "dubboContext", "tracingContext", "fallback", "weight", "several apps",
-	"with condition/tag rule", "weighted outcome", "rejected rule", "unread key", "empty result", "generic $invoke",
+	"with condition/tag rule", "script rule", "weighted outcome", "rejected rule", "unread key", "empty result", "generic $invoke",
 }
 
 func countMeshFeatures(stats map[string]int, c *Case, java Answer) {
 	apps := map[string]bool{}
 	first := map[string]bool{}
 	for _, r := range c.Rules {
+		if r.Key != nil && strings.HasSuffix(*r.Key, ".script-router") {
+			stats["script rule"]++
+			continue
+		}
 		if r.Key == nil || !strings.HasSuffix(*r.Key, ".MESHAPPRULE") {
 			if r.Key != nil || r.Condition != nil || r.URL != nil {
 				stats["with condition/tag rule"]++

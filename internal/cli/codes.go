@@ -36,6 +36,7 @@ var codes = []Code{
 	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router, <app>.gray-router or <app>.MESHAPPRULE, or pass --key"},
 	{"DR008", "mesh-rejected", SevError, "fix the mesh rule at this line; Java logs it and keeps the mesh rule already in force"},
 	{"DR009", "mesh-incomplete", SevError, "put a VirtualService and a DestinationRule (metadata.name without a dot) in the same value; Java ignores a value with only one of them and keeps the rule in force"},
+	{"DR010", "script-never-routes", SevWarning, "remove the script rule or route with a condition, tag or mesh rule: Java 3.3.6 on Java 15+ has no script engine, so a script rule never routes (dubboroute ignores it the same way)"},
 	{"DR007", "empty-rule", SevError, "write the rule; empty content is a delete to the config center (use rm to delete)"},
 
 	{"DR101", "unknown-field", SevWarning, "remove the field or fix its spelling; Java ignores it"},

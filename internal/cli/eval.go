@@ -287,6 +287,13 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindScript:
+			// Java's AppScriptStateRouter reads the first provider's application
+			// key; its rule never routes (no script engine on Java 15+).
+			if k.Prefix == providerApp {
+				return nil, false, ""
+			}
+			return nil, false, "not the first provider's application (" + providerApp + ")"
 		case rules.KindMesh:
 			if meshApps[k.Prefix] {
 				return []cluster.Slot{cluster.SlotMesh}, false, ""

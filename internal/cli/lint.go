@@ -125,6 +125,10 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		l.tag(k, content)
 	case rules.KindMesh:
 		l.mesh(k, content)
+	case rules.KindScript:
+		sr := rules.ParseScript(content)
+		l.add("DR010", 0, -1, "script rule (type %s): %s", sr.Type, sr.Why)
+		res.Summary = "script rule (never routes)"
 	case rules.KindGray:
 		if _, err := gray.ParseRule(content); err != nil {
 			l.add("DR003", lineOf(err), -1, "%v", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dubboroute/dubboroute/internal/yamllimit"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
@@ -110,6 +111,14 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		return Parsed{Kind: kind}, err
 	}
 	p := Parsed{Kind: kind, Version: "1"}
+	switch kind {
+	case KindCondition, KindTag, KindGray:
+		// Java parses rules with SnakeYAML's default limits (the mesh parser
+		// applies them itself, naming the document).
+		if err := yamllimit.Check(content); err != nil {
+			return Parsed{Kind: kind}, fmt.Errorf("%s rule, %w", kind, err)
+		}
+	}
 	var err error
 	switch kind {
 	case KindCondition:

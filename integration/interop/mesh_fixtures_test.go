@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,4 +130,72 @@ func TestMeshOracleIsolation(t *testing.T) {
 		}
 	}
 	t.Logf("the poisoning case itself: %s", both[0])
+}
+
+// TestYAMLLimitsOracle: every rule kind refuses what SnakeYAML's default
+// loader refuses (nodes nested deeper than 51, more than 50 aliases to
+// collections), at the same boundaries as Java Dubbo 3.3.6, so a deep or
+// alias-bomb update cannot replace the rule in force.
+func TestYAMLLimitsOracle(t *testing.T) {
+	nested := func(prefix string, n int) string { // n nodes deep, the deepest a scalar
+		return prefix + strings.Repeat("[", n-2) + "x" + strings.Repeat("]", n-2) + "\n"
+	}
+	aliases := func(prefix string, n int) string {
+		return prefix + "a: &a [1]\nb: [" + strings.TrimSuffix(strings.Repeat("*a, ", n), ", ") + "]\n"
+	}
+	good := map[string]string{
+		"app1.MESHAPPRULE":       "kind: DestinationRule\nmetadata: {name: r}\nspec:\n  subsets:\n    - {name: one, labels: {n: '1'}}\n---\nkind: VirtualService\nmetadata: {name: r}\nspec: {dubbo: [{routedetail: [{route: [{destination: {subset: one}}]}]}]}\n",
+		"app1.tag-router":        "force: true\ntags:\n  - {name: t, addresses: ['10.0.0.1:20880']}\n",
+		"ccc::.condition-router": "conditions:\n  - '=> n=1'\n",
+		"c.condition-router":     "conditions:\n  - '=> n=2'\n",
+	}
+	prefix := map[string]string{
+		"app1.MESHAPPRULE":       "kind: DestinationRule\nmetadata: {name: r}\nspec: {subsets: [{name: one}]}\nx: ",
+		"app1.tag-router":        "force: true\ntags: []\nx: ",
+		"ccc::.condition-router": "conditions: ['=> n=2']\nx: ",
+		"c.condition-router":     "conditions: ['=> n=1']\nx: ",
+	}
+	var cases []Case
+	for key, g := range good {
+		for _, v := range []struct {
+			id, text string
+		}{
+			{"nest51", nested(prefix[key], 51)}, {"nest52", nested(prefix[key], 52)},
+			{"alias50", aliases(strings.TrimSuffix(prefix[key], "x: "), 50)}, {"alias51", aliases(strings.TrimSuffix(prefix[key], "x: "), 51)},
+		} {
+			c := Case{ID: key + "-" + v.id, Destinations: true,
+				ConsumerURL: "consumer://10.0.0.9/ccc?application=c&interface=ccc",
+				Invocation:  Invocation{Method: "m", Arguments: []any{}, Attachments: map[string]string{"dubbo.tag": "t"}},
+				Providers: []Provider{
+					{ID: "p1", URL: "dubbo://10.0.0.1:20880/ccc?application=app1&n=1"},
+					{ID: "p2", URL: "dubbo://10.0.0.2:20880/ccc?application=app1&n=2"},
+				},
+				Rules: []Rule{{Key: ptr(key), Content: ptr(g)}, {Key: ptr(key), Content: ptr(v.text)}}}
+			cases = append(cases, c)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	java, err := RunOracle(ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	goAns, err := RunRoute(ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected := 0
+	for i, c := range cases {
+		ja, _ := Normalize(java[i])
+		ga, _ := Normalize(goAns[i])
+		if d := Diff(ja, ga); d != "" {
+			t.Errorf("%s: %s\n  java: %s\n  go: %s", c.ID, d, java[i], goAns[i])
+		}
+		if len(ja.Rejected) > 0 {
+			rejected++
+		}
+	}
+	if rejected != len(cases)/2 {
+		t.Errorf("Java rejected %d of %d updates, want exactly the %d over a limit", rejected, len(cases), len(cases)/2)
+	}
 }

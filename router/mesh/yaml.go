@@ -8,20 +8,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dubboroute/dubboroute/internal/yamllimit"
 	"github.com/dubboroute/dubboroute/router/condition"
 )
 
-// SnakeYAML's LoaderOptions defaults, which Java's mesh rule listener uses
-// (new LoaderOptions()): documents deeper than 50 collections, with more than
-// 50 aliases to collections, or longer than 3 MiB code points are refused.
+// Java's mesh rule listener loads with SnakeYAML's default LoaderOptions
+// (package yamllimit: nesting, aliases to collections, code points).
 const (
-	MaxNesting       = 50
-	MaxCollAliases   = 50
-	MaxCodePoints    = 3 * 1024 * 1024
+	maxNesting       = yamllimit.MaxDepth
 	maxValueNodes    = 1 << 20 // bound on the expanded value tree of one document
 	maxFallbackChain = 1000    // bound on nested fallbacks (Java has none; a cycle loops forever)
 )
@@ -105,8 +102,10 @@ var reYAMLLine = regexp.MustCompile(`line (\d+)`)
 
 // loadAll reads every YAML document of content as SnakeYAML's loadAll does.
 func loadAll(content string) ([]*jval, error) {
-	if n := utf8.RuneCountInString(content); n > MaxCodePoints {
-		return nil, &YAMLError{Document: -1, Line: 1, Msg: fmt.Sprintf("the text has %d code points, more than SnakeYAML's limit of %d", n, MaxCodePoints)}
+	if err := yamllimit.Check(content); err != nil {
+		var le *yamllimit.Error
+		errors.As(err, &le)
+		return nil, &YAMLError{Document: -1, Line: le.Line, Msg: le.Msg}
 	}
 	dec := yaml.NewDecoder(strings.NewReader(content))
 	var out []*jval
@@ -132,9 +131,6 @@ func loadAll(content string) ([]*jval, error) {
 			}
 			root = root.Content[0]
 		}
-		if err := c.check(root, 0); err != nil {
-			return nil, err
-		}
 		v, err := c.convert(root, 0)
 		if err != nil {
 			return nil, err
@@ -149,34 +145,9 @@ type converter struct {
 	nodes   int
 }
 
-// check applies SnakeYAML's nesting and alias limits on the document as
-// written (aliases are not expanded).
-func (c *converter) check(n *yaml.Node, depth int) error {
-	switch n.Kind {
-	case yaml.AliasNode:
-		if n.Alias != nil && (n.Alias.Kind == yaml.MappingNode || n.Alias.Kind == yaml.SequenceNode) {
-			c.aliases++
-			if c.aliases > MaxCollAliases {
-				return &YAMLError{Document: c.doc, Line: n.Line, Msg: fmt.Sprintf("more than %d aliases to collections (SnakeYAML's maxAliasesForCollections)", MaxCollAliases)}
-			}
-		}
-		return nil
-	case yaml.MappingNode, yaml.SequenceNode:
-		if depth+1 > MaxNesting {
-			return &YAMLError{Document: c.doc, Line: n.Line, Msg: fmt.Sprintf("collections nested deeper than %d (SnakeYAML's nesting depth limit)", MaxNesting)}
-		}
-		for _, ch := range n.Content {
-			if err := c.check(ch, depth+1); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func (c *converter) convert(n *yaml.Node, depth int) (*jval, error) {
 	c.nodes++
-	if c.nodes > maxValueNodes || depth > 4*MaxNesting {
+	if c.nodes > maxValueNodes || depth > 4*maxNesting {
 		return nil, &YAMLError{Document: c.doc, Line: n.Line, Msg: "the document expands to too many values (aliases)"}
 	}
 	switch n.Kind {

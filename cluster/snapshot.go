@@ -6,6 +6,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
@@ -36,6 +37,7 @@ type Snapshot struct {
 
 	mesh        *mesh.Compiled
 	tag         *tag.Compiled
+	affinity    *affinity.Compiled
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
@@ -57,6 +59,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*rout
 	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
 	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
+	s.affinity = affinity.Compile(rules[SlotAffinity].Affinity, u, consumer, urls)
 	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, urls, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.
@@ -167,7 +170,7 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 		in = out
 		var step *router.Step
 		// The mesh router shows in traces only while a mesh rule is in force.
-		if trace != nil && (slot != SlotMesh || s.mesh.Active()) {
+		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) {
 			ref := &s.Rules[slot]
 			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
 			if slot == SlotMesh {
@@ -177,6 +180,8 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 		switch slot {
 		case SlotMesh:
 			out = s.mesh.Route(in, call, step)
+		case SlotAffinity:
+			out = s.affinity.Route(in, step)
 		case SlotTag:
 			out = s.tag.Route(in, call, step)
 		case SlotService:

@@ -9,6 +9,7 @@ import (
 	"github.com/dubboroute/dubboroute/internal/yamllimit"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
@@ -22,6 +23,7 @@ const (
 	GraySuffix      = ".gray-router"
 	MeshSuffix      = mesh.KeySuffix // Java's MeshRuleManager: <provider-app>.MESHAPPRULE
 	ScriptSuffix    = ".script-router"
+	AffinitySuffix  = affinity.KeySuffix // <interface>:<version>:<group>.affinity-router (only read when enabled)
 )
 
 // Kind is the kind of rule a key holds.
@@ -39,6 +41,9 @@ const (
 	// it, and every call passes through. dubboroute does the same: a script
 	// rule is read (and linted) but never routes.
 	KindScript Kind = "script"
+	// KindAffinity is Java's service affinity rule; Java 3.3.6 does not
+	// register the router, so consumers read it only when they enable it.
+	KindAffinity Kind = "affinity"
 )
 
 // Key is what a config-center key says about its rule.
@@ -67,9 +72,12 @@ func ParseKey(key string) (Key, error) {
 		k.Kind, k.Prefix = KindMesh, strings.TrimSuffix(key, MeshSuffix)
 	case strings.HasSuffix(key, ScriptSuffix):
 		k.Kind, k.Prefix = KindScript, strings.TrimSuffix(key, ScriptSuffix)
+	case strings.HasSuffix(key, AffinitySuffix):
+		k.Kind, k.Prefix = KindAffinity, strings.TrimSuffix(key, AffinitySuffix)
+		k.Service = strings.Contains(k.Prefix, ":")
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s or <app>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s, <app>%s or <interface>:<version>:<group>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix, AffinitySuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -97,6 +105,8 @@ type Parsed struct {
 	Mesh *mesh.Rule
 	// Script is a script rule (it never routes, see KindScript).
 	Script *ScriptRule
+	// Affinity is a service affinity rule.
+	Affinity *affinity.Rule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -112,7 +122,7 @@ func Parse(kind Kind, content string) (Parsed, error) {
 	}
 	p := Parsed{Kind: kind, Version: "1"}
 	switch kind {
-	case KindCondition, KindTag, KindGray:
+	case KindCondition, KindTag, KindGray, KindAffinity:
 		// Java parses rules with SnakeYAML's default limits (the mesh parser
 		// applies them itself, naming the document).
 		if err := yamllimit.Check(content); err != nil {
@@ -137,6 +147,8 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		p.Mesh, err = mesh.ParseRule(content)
 	case KindScript:
 		p.Script = ParseScript(content)
+	case KindAffinity:
+		p.Affinity, err = affinity.ParseRule(content)
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}
@@ -169,5 +181,5 @@ func CheckText(kind Kind, content string) error {
 // conditions list, valid: false) rather than a broken rule. Either way the
 // previous rule stays in force; the difference is only how it is reported.
 func IsIgnored(err error) bool {
-	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete)
+	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid)
 }

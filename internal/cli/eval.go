@@ -14,6 +14,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
 )
@@ -46,6 +47,10 @@ type Case struct {
 	Invocation   invocationInput `json:"invocation"`
 	Providers    []provider      `json:"providers"`
 	Samples      *int            `json:"samples,omitempty"`
+	// Affinity puts Java's service affinity router (order 130) in the chain,
+	// as an application that registers its factory does (Java 3.3.6 does
+	// not by default; dubboroute's reference parameter dubboroute.affinity).
+	Affinity *bool `json:"affinity,omitempty"`
 	Destinations *bool           `json:"destinations,omitempty"`
 	// Ignored: free-form fields a test harness may carry.
 	Comment  json.RawMessage `json:"comment,omitempty"`
@@ -88,6 +93,7 @@ type prepared struct {
 	gray        *gray.Rule
 	grayKey     string
 	grayVersion string
+	affinity    bool
 	rejected    []Rejection
 	ignored     []Ignored
 	unread      []Unread
@@ -111,7 +117,7 @@ func prepare(c *Case, grayRead bool) (*prepared, error) {
 	if err := resolveProviders(c.Providers); err != nil {
 		return nil, fmt.Errorf("providers: %w", err)
 	}
-	p := &prepared{consumer: consumer, providers: c.Providers}
+	p := &prepared{consumer: consumer, providers: c.Providers, affinity: c.Affinity != nil && *c.Affinity}
 	for _, pr := range c.Providers {
 		p.urls = append(p.urls, pr.u)
 	}
@@ -287,6 +293,15 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindAffinity:
+			want := p.consumer.ServiceKey() + rules.AffinitySuffix
+			switch {
+			case !p.affinity:
+				return nil, false, "the affinity router is not in this consumer's chain (Java 3.3.6 does not register it; enable it with \"affinity\": true / dubboroute.affinity=true)"
+			case k.Key != want:
+				return nil, false, "not this consumer's service affinity key (" + want + ")"
+			}
+			return []cluster.Slot{cluster.SlotAffinity}, false, ""
 		case rules.KindScript:
 			// Java's AppScriptStateRouter reads the first provider's application
 			// key; its rule never routes (no script engine on Java 15+).
@@ -328,11 +343,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		deleted := strings.TrimSpace(content) == ""
 		if !deleted {
 			parsed, err := rules.Parse(ev.key.Kind, content)
-			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag}
+			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
 			gr = parsed.Gray
 			version := parsed.Version
 			switch {
-			case errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete):
+			case errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid):
 				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
 			case err != nil:
 				p.rejected = append(p.rejected, Rejection{Rule: ev.idx, Error: err.Error()})

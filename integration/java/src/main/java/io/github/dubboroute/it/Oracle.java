@@ -46,6 +46,10 @@ import org.apache.dubbo.rpc.cluster.router.condition.config.model.ConditionSubSe
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.DestinationSet;
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.MultiDestCondition;
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.MultiDestConditionRouterRule;
+import org.apache.dubbo.rpc.cluster.router.affinity.AffinityStateRouter;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.AffinityServiceStateRouter;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.model.AffinityRouterRule;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.model.AffinityRuleParser;
 import org.apache.dubbo.rpc.cluster.router.mesh.route.MeshRuleCache;
 import org.apache.dubbo.rpc.cluster.router.mesh.route.MeshRuleManager;
 import org.apache.dubbo.rpc.cluster.router.mesh.route.StandardMeshRuleRouter;
@@ -116,6 +120,7 @@ public final class Oracle {
     private static final String CONDITION_SUFFIX = ".condition-router";
     private static final String TAG_SUFFIX = ".tag-router";
     private static final String MESH_SUFFIX = ".MESHAPPRULE";
+    private static final String AFFINITY_SUFFIX = ".affinity-router";
     private static final int MAX_LEAVES = 4096;
 
     private final ApplicationModel app;
@@ -319,6 +324,13 @@ public final class Oracle {
                 insertAt = i + 1;
             }
         }
+        // Java 3.3.6 compiles the affinity routers in but does not register their factories; a case that asks
+        // for it gets the service-level one (order 130: after tag, before the condition routers), as an
+        // application that registers AffinityServiceStateRouterFactory would.
+        if (c.has("affinity") && c.get("affinity").getAsBoolean()) {
+            routers.add(insertAt, new AffinityServiceStateRouter<>(consumer));
+            insertAt++;
+        }
         routers.addAll(insertAt, single);
         boolean failFast = Boolean.parseBoolean(
                 ConfigurationUtils.getProperty(module, Constants.SHOULD_FAIL_FAST_KEY, "true"));
@@ -425,6 +437,13 @@ public final class Oracle {
                     for (MultiDestCondition cond : ((MultiDestConditionRouterRule) rule).getConditions()) {
                         new MultiDestConditionRouter<>(consumer, cond, rule.isForce(), rule.isEnabled());
                     }
+                }
+            } else if (key.endsWith(AFFINITY_SUFFIX)) {
+                // AffinityListenableStateRouter.process: parse, then generateConditions builds the router for a
+                // valid rule (its constructor throws for a blank key when enabled).
+                AffinityRouterRule rule = AffinityRuleParser.parse(content);
+                if (rule != null && rule.isValid()) {
+                    new AffinityStateRouter<>(consumer, rule.getAffinityKey(), rule.getRatio(), rule.isEnabled());
                 }
             } else if (key.endsWith(MESH_SUFFIX)) {
                 return validateMesh(key.substring(0, key.length() - MESH_SUFFIX.length()), content, consumer, invokers);

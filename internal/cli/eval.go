@@ -41,17 +41,17 @@ type invocationInput struct {
 // Case is one routing case of the route command (the contract shared with
 // the Java oracle in integration/java).
 type Case struct {
-	ID           json.RawMessage `json:"id"`
-	Rules        []ruleInput     `json:"rules"`
-	ConsumerURL  string          `json:"consumer_url"`
-	Invocation   invocationInput `json:"invocation"`
-	Providers    []provider      `json:"providers"`
-	Samples      *int            `json:"samples,omitempty"`
+	ID          json.RawMessage `json:"id"`
+	Rules       []ruleInput     `json:"rules"`
+	ConsumerURL string          `json:"consumer_url"`
+	Invocation  invocationInput `json:"invocation"`
+	Providers   []provider      `json:"providers"`
+	Samples     *int            `json:"samples,omitempty"`
 	// Affinity puts Java's service affinity router (order 130) in the chain,
 	// as an application that registers its factory does (Java 3.3.6 does
 	// not by default; dubboroute's reference parameter dubboroute.affinity).
-	Affinity *bool `json:"affinity,omitempty"`
-	Destinations *bool           `json:"destinations,omitempty"`
+	Affinity     *bool `json:"affinity,omitempty"`
+	Destinations *bool `json:"destinations,omitempty"`
 	// Ignored: free-form fields a test harness may carry.
 	Comment  json.RawMessage `json:"comment,omitempty"`
 	Expect   json.RawMessage `json:"expect,omitempty"`

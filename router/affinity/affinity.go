@@ -119,12 +119,8 @@ func ParseRule(content string) (*Rule, error) {
 		}
 		r.Ratio = f
 	}
-	if r.Ratio > 100 || r.Ratio < 0 {
-		return nil, fmt.Errorf("affinity rule, line %d: ratio %v outside 0..100: %w", aa.Line, r.Ratio, ErrInvalid)
-	}
-	if !valid {
-		return nil, fmt.Errorf("affinity rule: valid: false: %w", ErrInvalid)
-	}
+	// AffinityRuleParser.parse: an empty key makes the rule invalid before
+	// configVersion is read; a missing configVersion then throws.
 	if key == "" {
 		return nil, fmt.Errorf("affinity rule, line %d: affinityAware.key is empty: %w", aa.Line, ErrInvalid)
 	}
@@ -133,6 +129,12 @@ func ParseRule(content string) (*Rule, error) {
 	}
 	if !strings.HasPrefix(cv, "v3.1") {
 		return nil, fmt.Errorf("affinity rule: configVersion %q does not start with v3.1: %w", cv, ErrInvalid)
+	}
+	if r.Ratio > 100 || r.Ratio < 0 {
+		return nil, fmt.Errorf("affinity rule, line %d: ratio %v outside 0..100: %w", aa.Line, r.Ratio, ErrInvalid)
+	}
+	if !valid {
+		return nil, fmt.Errorf("affinity rule: valid: false: %w", ErrInvalid)
 	}
 	if r.Enabled && strings.TrimSpace(key) == "" {
 		return nil, fmt.Errorf("affinity rule, line %d: affinityAware.key is blank (Java: Illegal affinity rule!)", aa.Line)

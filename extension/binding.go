@@ -3,6 +3,7 @@ package extension
 import (
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 
 	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
@@ -91,6 +92,13 @@ func newBinding(u *common.URL) *Binding {
 		b.setDynamic(cluster.SlotConsumerApp, r)
 		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
 	})
+	// Java 3.3.6 compiles its affinity routers in without registering them;
+	// a consumer runs the service affinity router only when it asks for it.
+	if consumer.Params[AffinityParam] == "true" {
+		key := strings.TrimSuffix(serviceRuleKey(consumer), ConditionSuffix) + rules.AffinitySuffix
+		aff, _ := store.subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
+		b.dynamic[cluster.SlotAffinity] = aff
+	}
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
 	b.dynamic[cluster.SlotProviderApp] = app
@@ -100,6 +108,12 @@ func newBinding(u *common.URL) *Binding {
 	bindingsMu.Unlock()
 	return b
 }
+
+// AffinityParam is the reference parameter that puts Java's service affinity
+// router (order 130, key <interface>:<version>:<group>.affinity-router) in a
+// consumer's chain: dubbo-go YAML params: {dubboroute.affinity: "true"}, or
+// client.WithParam(extension.AffinityParam, "true").
+const AffinityParam = "dubboroute.affinity"
 
 // consumerView is the consumer URL routing sees, as dubbo-go's registry
 // directory builds it (protocol consumer, local IP, the reference's

@@ -2,10 +2,12 @@ package extension_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension"
+	"github.com/dubboroute/dubboroute/rules"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/consumer"
 )
@@ -61,5 +63,30 @@ func TestMeshRuleOverRPC(t *testing.T) {
 	memory.DeleteRule(key)
 	if got := ports(t, 30, queryAll(c, gray)); len(got) < 2 || got["err"] != 0 {
 		t.Errorf("mesh rule deleted: served by %v, want several providers", got)
+	}
+}
+
+// TestAffinityOverRPC: with dubboroute.affinity=true the service affinity
+// rule keeps the provider whose port equals the consumer's port parameter
+// while it is at least the ratio of the input; without the parameter the
+// rule is not read. (The key is one every provider has: dubbo-go merges a
+// reference parameter into provider URLs that lack it.)
+func TestAffinityOverRPC(t *testing.T) {
+	key := api.Interface + "::" + rules.AffinitySuffix
+	cleanup(t, key)
+	on := newConsumer(t, consumer.Options{App: "demo-consumer-aff", LoadBalance: "random", Params: map[string]string{extension.AffinityParam: "true", "port": strconv.Itoa(p2)}})
+	off := newConsumer(t, consumer.Options{App: "demo-consumer-noaff", LoadBalance: "random", Params: map[string]string{"port": strconv.Itoa(p2)}})
+	memory.PutRule(key, "configVersion: v3.1\nscope: service\nkey: "+api.Interface+"\naffinityAware:\n  key: port\n  ratio: 30\n")
+	only(t, "affinity: one of three providers is >= 30%", ports(t, 10, queryAll(on, nil)), p2)
+	if got := ports(t, 30, queryAll(off, nil)); len(got) < 2 || got["err"] != 0 {
+		t.Errorf("affinity off: served by %v, want several providers", got)
+	}
+	memory.PutRule(key, "configVersion: v3.1\nscope: service\nkey: "+api.Interface+"\naffinityAware:\n  key: port\n  ratio: 50\n")
+	if got := ports(t, 30, queryAll(on, nil)); len(got) < 2 || got["err"] != 0 {
+		t.Errorf("affinity below the ratio: served by %v, want several providers", got)
+	}
+	memory.PutRule(key, "configVersion: v3.1\naffinityAware: {key: port, ratio: abc}\n")
+	if got := ports(t, 30, queryAll(on, nil)); len(got) < 2 || got["err"] != 0 {
+		t.Errorf("rejected update must keep ratio 50: served by %v", got)
 	}
 }

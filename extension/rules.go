@@ -150,7 +150,7 @@ func (ks *keyState) apply(content string, event bool) {
 		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(err.Error(), maxLoggedError))
 		return
 	}
-	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag}
+	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
 	gr, version := parsed.Gray, parsed.Version
 	ks.rev++
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)

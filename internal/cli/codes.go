@@ -37,6 +37,9 @@ var codes = []Code{
 	{"DR008", "mesh-rejected", SevError, "fix the mesh rule at this line; Java logs it and keeps the mesh rule already in force"},
 	{"DR009", "mesh-incomplete", SevError, "put a VirtualService and a DestinationRule (metadata.name without a dot) in the same value; Java ignores a value with only one of them and keeps the rule in force"},
 	{"DR010", "script-never-routes", SevWarning, "remove the script rule or route with a condition, tag or mesh rule: Java 3.3.6 on Java 15+ has no script engine, so a script rule never routes (dubboroute ignores it the same way)"},
+	{"DR011", "affinity-rejected", SevError, "fix the affinity rule at this line; Java logs it and keeps the affinity rule in force"},
+	{"DR012", "affinity-ignored", SevError, "use configVersion: v3.1, a non-empty affinityAware.key and a ratio from 0 to 100; Java ignores this rule and keeps the one in force"},
+	{"DR013", "affinity-off-by-default", SevInfo, "affinity rules apply only to consumers that enable the router (reference parameter dubboroute.affinity=true); Java 3.3.6 registers no affinity router by default"},
 	{"DR007", "empty-rule", SevError, "write the rule; empty content is a delete to the config center (use rm to delete)"},
 
 	{"DR101", "unknown-field", SevWarning, "remove the field or fix its spelling; Java ignores it"},

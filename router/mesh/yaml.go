@@ -140,9 +140,8 @@ func loadAll(content string) ([]*jval, error) {
 }
 
 type converter struct {
-	doc     int
-	aliases int
-	nodes   int
+	doc   int
+	nodes int
 }
 
 func (c *converter) convert(n *yaml.Node, depth int) (*jval, error) {

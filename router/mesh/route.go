@@ -88,7 +88,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		if ds.total <= 0 {
 			return c.fail(step, detail, st, fmt.Sprintf("routedetail[%d]: the weights sum to %d (Java: nextInt throws)", di, ds.total))
 		}
-		start := 0
+		start, drawStep := 0, -1
 		if len(ds.dests) > 1 {
 			r := int64(c.rnd(uint64(ds.total)))
 			var cum int64
@@ -104,11 +104,16 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 				}
 			}
 			if step != nil {
+				drawStep = len(step.Conditions)
 				step.Conditions = append(step.Conditions, router.ConditionStep{Index: ai, Text: st.app + " routedetail[" + itoa(di) + "]",
 					WhenMatched: true, In: in.Len(), Branch: router.BranchWeighted, Destination: start})
 			}
 		}
 		chosen, name, th := ds.pick(u, in, start)
+		if drawStep >= 0 && chosen != nil {
+			cs := &step.Conditions[drawStep]
+			cs.ThenKept, cs.Out = chosen.Len(), u.And(in, chosen).Len()
+		}
 		if th {
 			return c.fail(step, detail, st, fmt.Sprintf("routedetail[%d]: a destination that is not a mapping was reached (Java: NullPointerException)", di))
 		}

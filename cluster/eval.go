@@ -95,7 +95,7 @@ func (e *Evaluator) RouteSet(call *router.Call, trace *router.Trace) *router.Set
 	out := e.head.RouteSet(call, headTrace, nil)
 	if trace != nil {
 		n := len(headTrace.Steps)
-		if m := 2 + btoi(e.snap.mesh.Active()) + btoi(e.snap.affinity != nil); n > m {
+		if m := 2 + btoi(e.snap.mesh.Active()) + btoi(e.snap.affinity != nil) + btoi(e.snap.affinityApp != nil); n > m {
 			n = m
 		}
 		trace.Steps = append(trace.Steps, headTrace.Steps[:n]...)

@@ -15,6 +15,7 @@ const (
 	SlotMesh        Slot = iota // standard-mesh-rule (-50): <provider-app>.MESHAPPRULE, every provider application
 	SlotTag                     // tag (100): <provider-app>.tag-router
 	SlotAffinity                // affinity (130): <interface>:<version>:<group>.affinity-router, only when enabled for the consumer
+	SlotAffinityApp             // affinity-provider-app (135): <provider-app>.affinity-router, only when enabled (Java's own reads condition keys)
 	SlotService                 // service (140): <interface>:<version>:<group>.condition-router
 	SlotProviderApp             // provider-app (145): <provider-app>.condition-router (see Java's quirk in the extension)
 	SlotConsumerApp             // app (150): <consumer-app>.condition-router
@@ -28,6 +29,7 @@ const (
 	RouterMesh        = "mesh"
 	RouterTag         = "tag"
 	RouterAffinity    = "affinity"
+	RouterAffinityApp = "affinity-provider-app"
 	RouterService     = "service"
 	RouterProviderApp = "provider-app"
 	RouterConsumerApp = "app"
@@ -35,7 +37,7 @@ const (
 
 // RouterNames lists the routers in chain order (index 0 is the mock router,
 // index Slot+1 is the router of that slot).
-var RouterNames = [...]string{RouterMock, RouterMesh, RouterTag, RouterAffinity, RouterService, RouterProviderApp, RouterConsumerApp}
+var RouterNames = [...]string{RouterMock, RouterMesh, RouterTag, RouterAffinity, RouterAffinityApp, RouterService, RouterProviderApp, RouterConsumerApp}
 
 // String is the router name of the slot.
 func (s Slot) String() string {

@@ -38,6 +38,7 @@ type Snapshot struct {
 	mesh        *mesh.Compiled
 	tag         *tag.Compiled
 	affinity    *affinity.Compiled
+	affinityApp *affinity.Compiled
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
@@ -60,6 +61,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*rout
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
 	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
 	s.affinity = affinity.Compile(rules[SlotAffinity].Affinity, u, consumer, urls)
+	s.affinityApp = affinity.Compile(rules[SlotAffinityApp].Affinity, u, consumer, urls)
 	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, urls, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.
@@ -170,7 +172,7 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 		in = out
 		var step *router.Step
 		// The mesh router shows in traces only while a mesh rule is in force.
-		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) {
+		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) {
 			ref := &s.Rules[slot]
 			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
 			if slot == SlotMesh {
@@ -182,6 +184,8 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 			out = s.mesh.Route(in, call, step)
 		case SlotAffinity:
 			out = s.affinity.Route(in, step)
+		case SlotAffinityApp:
+			out = s.affinityApp.Route(in, step)
 		case SlotTag:
 			out = s.tag.Route(in, call, step)
 		case SlotService:

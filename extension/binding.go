@@ -209,6 +209,14 @@ func (b *Binding) switchProviderApp(app string) {
 	// subscribing logs why a script rule written there has no effect.
 	_, c4 := store.subscribe(app+rules.ScriptSuffix, rules.KindScript, nil)
 	b.cancelApp = append(b.cancelApp, c4)
+	if app != b.consumerApp && b.consumer.Params[AffinityParam] == "true" {
+		// dubboroute's provider-application affinity router (order 135).
+		aa, c5 := store.subscribe(app+rules.AffinitySuffix, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinityApp, r) })
+		b.dynamic[cluster.SlotAffinityApp] = aa
+		b.cancelApp = append(b.cancelApp, c5)
+	} else {
+		b.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
+	}
 	if app != b.consumerApp {
 		pa, c3 := store.subscribe(app+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
 		if !pa.Empty() {

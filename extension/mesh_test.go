@@ -89,4 +89,14 @@ func TestAffinityOverRPC(t *testing.T) {
 	if got := ports(t, 30, queryAll(on, nil)); len(got) < 2 || got["err"] != 0 {
 		t.Errorf("rejected update must keep ratio 50: served by %v", got)
 	}
+	// The provider-application affinity router (dubboroute's; Java's reads
+	// condition keys) at <provider-app>.affinity-router.
+	appKey := api.ProviderApp + rules.AffinitySuffix
+	cleanup(t, appKey)
+	memory.DeleteRule(key)
+	memory.PutRule(appKey, "configVersion: v3.1\naffinityAware: {key: port, ratio: 0}\n")
+	only(t, "provider-app affinity", ports(t, 10, queryAll(on, nil)), p2)
+	if got := ports(t, 30, queryAll(off, nil)); len(got) < 2 {
+		t.Errorf("provider-app affinity without the parameter: served by %v", got)
+	}
 }

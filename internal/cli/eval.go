@@ -298,8 +298,12 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			switch {
 			case !p.affinity:
 				return nil, false, "the affinity router is not in this consumer's chain (Java 3.3.6 does not register it; enable it with \"affinity\": true / dubboroute.affinity=true)"
+			case !k.Service && k.Prefix == providerApp && providerApp != consumerApp:
+				// dubboroute's provider-application affinity router (order 135):
+				// Java 3.3.6's reads .condition-router keys instead (a defect).
+				return []cluster.Slot{cluster.SlotAffinityApp}, false, ""
 			case k.Key != want:
-				return nil, false, "not this consumer's service affinity key (" + want + ")"
+				return nil, false, "neither this consumer's service affinity key (" + want + ") nor the first provider's application key"
 			}
 			return []cluster.Slot{cluster.SlotAffinity}, false, ""
 		case rules.KindScript:

@@ -13,6 +13,8 @@
 // they are at least R% of the input; otherwise all of the input. Where Java
 // would return no provider (ratio 0 and no provider with the consumer's
 // value), dubboroute returns the input: see the README's divergence table.
-// The provider-application variant is not provided: in 3.3.6 it subscribes
-// .condition-router keys and acts as a second condition router.
+// The same Compiled router serves dubboroute's provider-application affinity
+// router (<provider-app>.affinity-router, position 135): Java 3.3.6's
+// variant subscribes .condition-router keys and acts as a second condition
+// router, a defect the README's divergence table lists.
 package affinity

@@ -142,9 +142,24 @@ func loadAll(content string) ([]*jval, error) {
 type converter struct {
 	doc   int
 	nodes int
+	// anchored holds the value of every anchored node converted so far: an
+	// alias shares it, as SnakeYAML shares the object, instead of copying
+	// (so a document of 50 nested aliases does not expand exponentially).
+	anchored map[*yaml.Node]*jval
 }
 
 func (c *converter) convert(n *yaml.Node, depth int) (*jval, error) {
+	v, err := c.convertNode(n, depth)
+	if err == nil && n.Anchor != "" {
+		if c.anchored == nil {
+			c.anchored = map[*yaml.Node]*jval{}
+		}
+		c.anchored[n] = v
+	}
+	return v, err
+}
+
+func (c *converter) convertNode(n *yaml.Node, depth int) (*jval, error) {
 	c.nodes++
 	if c.nodes > maxValueNodes || depth > 4*maxNesting {
 		return nil, &YAMLError{Document: c.doc, Line: n.Line, Msg: "the document expands to too many values (aliases)"}
@@ -153,6 +168,9 @@ func (c *converter) convert(n *yaml.Node, depth int) (*jval, error) {
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return &jval{kind: jNull, line: n.Line}, nil
+		}
+		if v, ok := c.anchored[n.Alias]; ok {
+			return v, nil
 		}
 		return c.convert(n.Alias, depth+1)
 	case yaml.MappingNode:

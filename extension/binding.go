@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -36,7 +38,55 @@ type Binding struct {
 	dynamic     cluster.Rules
 	cancelApp   []func()
 	mesh        meshSubs // <provider-app>.MESHAPPRULE of every provider application
+	cancelRef   []func() // the service and consumer-app subscriptions
 	adapted     map[base.Invoker]base.Invoker
+	closed      bool
+
+	metrics *chainMetrics
+	noProv  noProviders
+
+	// Startup: until the registry delivered the first providers (or
+	// StartupWait passed since the binding was built) a call waits for them,
+	// as a Java consumer's refer waits for its synchronous first notify.
+	created   time.Time
+	ready     atomic.Bool
+	readyCh   chan struct{}
+	readyOnce sync.Once
+	settle    *time.Timer // b.mu
+}
+
+// StartupSettle is how long the registry must stay quiet after delivering
+// providers before a new reference's first calls go ahead: dubbo-go's
+// ZooKeeper registry notifies the providers present at subscription one
+// event each, so the first event is rarely the whole list.
+var StartupSettle = 150 * time.Millisecond
+
+// StartupWait bounds how long the first calls of a new reference wait for
+// the registry's first providers (see StartupSettle). dubbo-go subscribes in
+// a goroutine, so without it a call made right after dubbo.Load finds no
+// provider, or only some; Java Dubbo's registries notify the whole list
+// before refer returns.
+var StartupWait = 3 * time.Second
+
+// awaitProviders blocks until the first providers arrived or StartupWait
+// has passed since the binding was built; later calls never wait.
+func (b *Binding) awaitProviders() {
+	if left := StartupWait - time.Since(b.created); left > 0 {
+		t := time.NewTimer(left)
+		select {
+		case <-b.readyCh:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	b.markReady()
+}
+
+func (b *Binding) markReady() {
+	b.readyOnce.Do(func() {
+		b.ready.Store(true)
+		close(b.readyCh)
+	})
 }
 
 // Chain returns the binding's router chain (for explain and tests).
@@ -77,27 +127,34 @@ func newBinding(u *common.URL) *Binding {
 		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
+		created:     time.Now(),
+		readyCh:     make(chan struct{}),
 	}
+	b.metrics = newChainMetrics(b.iface)
 	b.chain = cluster.New(consumer, cluster.Options{
-		Name:     b.iface,
-		Observer: newChainMetrics(b.iface),
-		Adapt:    b.adapt,
+		Name:         b.iface,
+		Observer:     b.metrics,
+		Adapt:        b.adapt,
+		Dropped:      func() []cluster.Dropped { return droppedFor(u) },
+		OnNoProvider: b.noProv.add,
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots
 	// Java subscribes the service and consumer-app keys when the router is
 	// built (the provider-app keys on the first address notification).
-	svc, _ := store.subscribe(serviceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
-	app, _ := store.subscribe(b.consumerApp+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
+	svc, c1 := store.subscribe(serviceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
+	app, c2 := store.subscribe(b.consumerApp+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
 		b.setDynamic(cluster.SlotConsumerApp, r)
 		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
 	})
+	b.cancelRef = []func(){c1, c2}
 	// Java 3.3.6 compiles its affinity routers in without registering them;
 	// a consumer runs the service affinity router only when it asks for it.
 	if consumer.Params[AffinityParam] == "true" {
 		key := strings.TrimSuffix(serviceRuleKey(consumer), ConditionSuffix) + rules.AffinitySuffix
-		aff, _ := store.subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
+		aff, c3 := store.subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
 		b.dynamic[cluster.SlotAffinity] = aff
+		b.cancelRef = append(b.cancelRef, c3)
 	}
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
@@ -114,6 +171,34 @@ func newBinding(u *common.URL) *Binding {
 // consumer's chain: dubbo-go YAML params: {dubboroute.affinity: "true"}, or
 // client.WithParam(extension.AffinityParam, "true").
 const AffinityParam = "dubboroute.affinity"
+
+// release ends a binding that routes nothing: its rule subscriptions are
+// cancelled and it leaves Bindings. Used for the chain dubbo-go builds for
+// its outer join of per-registry invokers (see passThrough).
+func (b *Binding) release() {
+	b.mu.Lock()
+	for _, c := range append(b.cancelRef, b.cancelApp...) {
+		c()
+	}
+	for app, c := range b.mesh.cancel {
+		c()
+		delete(b.mesh.cancel, app)
+	}
+	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
+	b.mu.Unlock()
+	bindingsMu.Lock()
+	defer bindingsMu.Unlock()
+	list := bindings[b.iface]
+	for i, x := range list {
+		if x == b {
+			bindings[b.iface] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(bindings[b.iface]) == 0 {
+		delete(bindings, b.iface)
+	}
+}
 
 // consumerView is the consumer URL routing sees, as dubbo-go's registry
 // directory builds it (protocol consumer, local IP, the reference's
@@ -159,6 +244,12 @@ func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
 // publishRules hands the effective rules to the chain: the dynamic rule of
 // a slot when one exists, else the static one. b.mu is held.
 func (b *Binding) publishRules() {
+	eff := b.effectiveRules()
+	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
+}
+
+// effectiveRules are the dynamic rules, else the static ones; b.mu is held.
+func (b *Binding) effectiveRules() cluster.Rules {
 	var eff cluster.Rules
 	for i := range eff {
 		eff[i] = b.dynamic[i]
@@ -166,7 +257,7 @@ func (b *Binding) publishRules() {
 			eff[i] = b.static[i]
 		}
 	}
-	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
+	return eff
 }
 
 // setInvokers follows the provider application (Java: the first invoker's
@@ -181,11 +272,26 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
 	if app != "" && app != b.providerApp {
 		b.switchProviderApp(app)
 	}
-	b.followMeshApps(invokers)
-	b.chain.SetInvokers(invokers)
+	if b.followMeshApps(invokers) {
+		// New mesh keys and the providers they route in one snapshot.
+		eff := b.effectiveRules()
+		b.chain.Update(func(in *cluster.Input) { in.Invokers, in.Rules = invokers, eff })
+	} else {
+		b.chain.SetInvokers(invokers)
+	}
+	if len(invokers) > 0 && !b.ready.Load() {
+		if b.settle == nil {
+			b.settle = time.AfterFunc(StartupSettle, b.markReady)
+		} else {
+			b.settle.Reset(StartupSettle)
+		}
+	}
 }
 
 // switchProviderApp subscribes the provider-application keys; b.mu is held.
@@ -342,8 +448,12 @@ func (r *bindingRouter) SetStaticConfig(cfg *global.RouterConfig) {
 // it directly once the cluster wrapper installed it.
 type dgChain struct{ b *Binding }
 
-// Route implements dubbo-go's router.Chain: lock-free, allocation-free.
+// Route implements dubbo-go's router.Chain: lock-free, allocation-free
+// (once the first providers arrived: see StartupWait).
 func (c *dgChain) Route(_ *common.URL, inv base.Invocation) []base.Invoker {
+	if !c.b.ready.Load() {
+		c.b.awaitProviders()
+	}
 	return c.b.chain.List(inv)
 }
 
@@ -373,14 +483,42 @@ func (b *Binding) Explain(method string, args []any, attachments map[string]any)
 	return b.chain.Route(inv, tr), tr
 }
 
-// BindingFor returns the newest binding of an interface for a consumer
-// application, or nil.
+// BindingFor returns the binding of an interface for a consumer application
+// that its calls go through now, or nil. A reference has one binding per
+// registry directory; with several (application-level and interface-level
+// under APPLICATION_FIRST, or registry-type all) calls take the
+// application-level list while it has providers, else one that has some, as
+// the migration invoker and dubbo-go's zone-aware join do; among equals the
+// newest.
 func BindingFor(iface, consumerApp string) *Binding {
 	bs := Bindings(iface)
+	var withProviders, newest *Binding
 	for i := len(bs) - 1; i >= 0; i-- {
-		if bs[i].consumerApp == consumerApp {
-			return bs[i]
+		b := bs[i]
+		if b.consumerApp != consumerApp {
+			continue
+		}
+		if newest == nil {
+			newest = b
+		}
+		if len(b.chain.Snapshot().Invokers) == 0 {
+			continue
+		}
+		if b.appLevel() {
+			return b
+		}
+		if withProviders == nil {
+			withProviders = b
 		}
 	}
-	return nil
+	if withProviders != nil {
+		return withProviders
+	}
+	return newest
+}
+
+// appLevel reports whether the binding routes an application-level
+// (service discovery) directory.
+func (b *Binding) appLevel() bool {
+	return b.url != nil && b.url.Protocol == constant.ServiceRegistryProtocol
 }

@@ -21,9 +21,10 @@ type meshSubs struct {
 	refs   map[string]cluster.RuleRef
 }
 
-// followMeshApps subscribes the mesh keys of the invokers' applications;
-// b.mu is held.
-func (b *Binding) followMeshApps(invokers []base.Invoker) {
+// followMeshApps subscribes the mesh keys of the invokers' applications and
+// reports whether the mesh slot changed (the caller publishes it with the
+// invokers); b.mu is held.
+func (b *Binding) followMeshApps(invokers []base.Invoker) bool {
 	apps := map[string]bool{}
 	for _, ivk := range invokers {
 		if ivk == nil || ivk.GetURL() == nil {
@@ -67,8 +68,8 @@ func (b *Binding) followMeshApps(invokers []base.Invoker) {
 	}
 	if changed {
 		b.dynamic[cluster.SlotMesh] = b.meshRef()
-		b.publishRules()
 	}
+	return changed
 }
 
 // meshRef combines the applications' mesh rules into the mesh slot's rule.

@@ -82,20 +82,11 @@ func (c *Client) GetRule(ctx context.Context, key string) (content string, versi
 	if err != nil {
 		return "", 0, fmt.Errorf("zookeeper: get rule: %w", err)
 	}
-	var data []byte
-	var stat *zk.Stat
-	err = c.do(ctx, func() error {
-		var err error
-		data, stat, err = c.conn.Get(path)
-		return err
-	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return "", 0, fmt.Errorf("zookeeper: get rule %s: %w", path, ErrNotFound)
-	}
+	data, version, err := c.getData(ctx, path)
 	if err != nil {
 		return "", 0, fmt.Errorf("zookeeper: get rule %s: %w", path, err)
 	}
-	return string(data), stat.Version, nil
+	return string(data), version, nil
 }
 
 // PutRule writes a rule, creating the node and its missing parents as Dubbo
@@ -109,33 +100,7 @@ func (c *Client) PutRule(ctx context.Context, key, content string) (int32, error
 	if len(content) > MaxRuleBytes {
 		return 0, fmt.Errorf("zookeeper: put rule %s: %d bytes is more than ZooKeeper accepts (%d)", path, len(content), MaxRuleBytes)
 	}
-	var version int32
-	err = c.do(ctx, func() error {
-		data := []byte(content)
-		for attempt := 0; attempt < 5; attempt++ {
-			stat, err := c.conn.Set(path, data, -1)
-			if err == nil {
-				version = stat.Version
-				return nil
-			}
-			if !errors.Is(err, zk.ErrNoNode) {
-				return err
-			}
-			if err := c.createParents(path); err != nil {
-				return err
-			}
-			_, err = c.conn.Create(path, data, 0, c.acl)
-			if err == nil {
-				version = 0
-				return nil
-			}
-			if !errors.Is(err, zk.ErrNodeExists) {
-				return err
-			}
-			// Someone else created it in between: set it.
-		}
-		return errors.New("node keeps appearing and disappearing")
-	})
+	version, err := c.putData(ctx, path, []byte(content))
 	if err != nil {
 		return 0, fmt.Errorf("zookeeper: put rule %s: %w", path, err)
 	}

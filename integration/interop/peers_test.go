@@ -35,6 +35,13 @@ var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms
 // only: --register-host) and waits for its READY line.
 func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 	t.Helper()
+	return javaProviderMode(t, zkAddr, "interface", app, tag, params...)
+}
+
+// javaProviderMode is javaProvider with Java's register mode (interface,
+// instance or all).
+func javaProviderMode(t *testing.T, zkAddr, mode, app, tag string, params ...string) int {
+	t.Helper()
 	jar, err := Jar()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 		t.Fatal(err)
 	}
 	args := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider",
-		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1")
+		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode)
 	if tag != "" {
 		args = append(args, "--tag", tag)
 	}
@@ -393,20 +400,16 @@ func TestMixedFleetParity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	scenarios := []struct {
-		name   string
-		method string
-		tag    string
-		force  bool
-	}{
-		{"queryAll, no tag", "queryAll", "", false},
-		{"queryByName, no tag", "queryByName", "", false},
-		{"queryAll, tag gray", "queryAll", "gray", false},
-		{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false},
-		{"queryByName, tag blue", "queryByName", "blue", false},
-		{"queryAll, tag red (fallback)", "queryAll", "red", false},
-		{"queryAll, tag red + force", "queryAll", "red", true},
-	}
+	checkParity(t, srv.Addr(), c, parityScenarios)
+}
+
+// checkParity routes the deterministic tag and method scenarios with the Go
+// consumer c (its eligible set from explain, and real calls) and with a Java
+// BookConsumer (Java Dubbo's own routers, javaArgs added to its command
+// line), and fails t where the Java consumer's served set differs from the
+// Go consumer's eligible set, or the Go consumer is served outside it.
+func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, scenarios []parityScenario, javaArgs ...string) {
+	t.Helper()
 	const calls = 24
 	for _, sc := range scenarios {
 		ex, err := c.Explain(harness.Call{Method: sc.method, Tag: sc.tag, Force: sc.force})
@@ -431,7 +434,7 @@ func TestMixedFleetParity(t *testing.T) {
 		if sc.force {
 			args = append(args, "--attach", "dubbo.force.tag=true")
 		}
-		javaSet := servedSet(javaConsumer(t, srv.Addr(), args...))
+		javaSet := servedSet(javaConsumer(t, zkAddr, append(args, javaArgs...)...))
 		// Java serves what it routes to: every eligible provider is reached
 		// within the calls (the sample's Go providers publish Java's default
 		// weight 100, so Java's RandomLoadBalance picks them like its own).
@@ -446,4 +449,24 @@ func TestMixedFleetParity(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parityScenario is one call shape checkParity compares.
+type parityScenario struct {
+	name   string
+	method string
+	tag    string
+	force  bool
+}
+
+// parityScenarios are the deterministic scenarios of the mixed fleet's rules
+// (TestMixedFleetParity).
+var parityScenarios = []parityScenario{
+	{"queryAll, no tag", "queryAll", "", false},
+	{"queryByName, no tag", "queryByName", "", false},
+	{"queryAll, tag gray", "queryAll", "gray", false},
+	{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false},
+	{"queryByName, tag blue", "queryByName", "blue", false},
+	{"queryAll, tag red (fallback)", "queryAll", "red", false},
+	{"queryAll, tag red + force", "queryAll", "red", true},
 }

@@ -264,10 +264,10 @@ func TestObserverCounts(t *testing.T) {
 	c.SetRule(SlotService, condRule(t, "k", serviceRule))
 	c.Route(call("queryAll", nil), nil)
 	c.Route(call("nothing", nil), nil)
-	if got := o.routed[2][OutcomeFiltered].Load(); got != 1 {
+	if got := o.routed[int(SlotService)+1][OutcomeFiltered].Load(); got != 1 {
 		t.Errorf("service filtered = %d", got)
 	}
-	if got := o.routed[2][OutcomeKept].Load(); got != 1 {
+	if got := o.routed[int(SlotService)+1][OutcomeKept].Load(); got != 1 {
 		t.Errorf("service kept = %d", got)
 	}
 	if got := o.rebuilds.Load(); got != 3 {

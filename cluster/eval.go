@@ -71,15 +71,22 @@ func NewEvaluator(s *Snapshot, extras []ExtraRouter, opts Options) *Evaluator {
 // Snapshot is the snapshot the evaluator routes over.
 func (e *Evaluator) Snapshot() *Snapshot { return e.snap }
 
-// RouteSet routes one call: mock and tag (Snapshot.RouteSet's own code),
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// RouteSet routes one call: mock, mesh and tag (Snapshot.RouteSet's own code),
 // the extra routers, then the service, provider-app and consumer-app
 // condition routers, with Java's fail-fast between routers. trace may be nil.
 func (e *Evaluator) RouteSet(call *router.Call, trace *router.Trace) *router.Set {
 	if len(e.extras) == 0 {
 		return e.snap.RouteSet(call, trace, nil)
 	}
-	// mock and tag: the head snapshot's condition slots are empty, so its
-	// RouteSet stops after the tag router in effect; its three "no-rule"
+	// mock, mesh and tag: the head snapshot's condition slots are empty, so
+	// its RouteSet stops after the tag router in effect; its three "no-rule"
 	// steps are dropped from the trace.
 	var headTrace *router.Trace
 	if trace != nil {
@@ -88,8 +95,8 @@ func (e *Evaluator) RouteSet(call *router.Call, trace *router.Trace) *router.Set
 	out := e.head.RouteSet(call, headTrace, nil)
 	if trace != nil {
 		n := len(headTrace.Steps)
-		if n > 2 {
-			n = 2
+		if m := 2 + btoi(e.snap.mesh.Active()) + btoi(e.snap.affinity != nil) + btoi(e.snap.affinityApp != nil); n > m {
+			n = m
 		}
 		trace.Steps = append(trace.Steps, headTrace.Steps[:n]...)
 	}

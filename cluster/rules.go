@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -10,7 +12,10 @@ type Slot int
 
 // The rule-driven routers, in chain order.
 const (
-	SlotTag         Slot = iota // tag (100): <provider-app>.tag-router
+	SlotMesh        Slot = iota // standard-mesh-rule (-50): <provider-app>.MESHAPPRULE, every provider application
+	SlotTag                     // tag (100): <provider-app>.tag-router
+	SlotAffinity                // affinity (130): <interface>:<version>:<group>.affinity-router, only when enabled for the consumer
+	SlotAffinityApp             // affinity-provider-app (135): <provider-app>.affinity-router, only when enabled (Java's own reads condition keys)
 	SlotService                 // service (140): <interface>:<version>:<group>.condition-router
 	SlotProviderApp             // provider-app (145): <provider-app>.condition-router (see Java's quirk in the extension)
 	SlotConsumerApp             // app (150): <consumer-app>.condition-router
@@ -21,7 +26,10 @@ const (
 // in traces and metrics.
 const (
 	RouterMock        = "mock"
+	RouterMesh        = "mesh"
 	RouterTag         = "tag"
+	RouterAffinity    = "affinity"
+	RouterAffinityApp = "affinity-provider-app"
 	RouterService     = "service"
 	RouterProviderApp = "provider-app"
 	RouterConsumerApp = "app"
@@ -29,7 +37,7 @@ const (
 
 // RouterNames lists the routers in chain order (index 0 is the mock router,
 // index Slot+1 is the router of that slot).
-var RouterNames = [...]string{RouterMock, RouterTag, RouterService, RouterProviderApp, RouterConsumerApp}
+var RouterNames = [...]string{RouterMock, RouterMesh, RouterTag, RouterAffinity, RouterAffinityApp, RouterService, RouterProviderApp, RouterConsumerApp}
 
 // String is the router name of the slot.
 func (s Slot) String() string {
@@ -50,10 +58,17 @@ type RuleRef struct {
 	Condition *condition.Rule
 	// Tag is the rule of the tag slot (nil: static tag routing only).
 	Tag *tag.Rule
+	// Mesh are the mesh rules of the mesh slot, one per provider
+	// application (Key and Version of the RuleRef itself stay empty).
+	Mesh []mesh.AppRule
+	// Affinity is the rule of the affinity slot.
+	Affinity *affinity.Rule
 }
 
 // Empty reports whether no rule is in force.
-func (r RuleRef) Empty() bool { return r.Condition == nil && r.Tag == nil }
+func (r RuleRef) Empty() bool {
+	return r.Condition == nil && r.Tag == nil && len(r.Mesh) == 0 && r.Affinity == nil
+}
 
 func itoa(i int) string {
 	if i == 0 {

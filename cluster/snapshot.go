@@ -6,7 +6,9 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -33,7 +35,10 @@ type Snapshot struct {
 
 	mockOnly, noMock *router.Set
 
+	mesh        *mesh.Compiled
 	tag         *tag.Compiled
+	affinity    *affinity.Compiled
+	affinityApp *affinity.Compiled
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
@@ -54,6 +59,9 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*rout
 	}
 	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
+	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
+	s.affinity = affinity.Compile(rules[SlotAffinity].Affinity, u, consumer, urls)
+	s.affinityApp = affinity.Compile(rules[SlotAffinityApp].Affinity, u, consumer, urls)
 	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, urls, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.
@@ -131,7 +139,8 @@ func CallOf(inv base.Invocation) router.Call {
 		return router.Call{}
 	}
 	args := inv.Arguments()
-	return router.Call{Method: router.RealMethodName(inv.MethodName(), args), Args: args, Attachments: inv}
+	m := inv.MethodName()
+	return router.Call{Method: router.RealMethodName(m, args), Args: args, Attachments: inv, Generic: m == "$invoke" || m == "$invokeAsync"}
 }
 
 // RouteSet runs the chain over the snapshot for one call and returns the
@@ -162,11 +171,21 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 	for slot := Slot(0); slot < numSlots; slot++ {
 		in = out
 		var step *router.Step
-		if trace != nil {
+		// The mesh router shows in traces only while a mesh rule is in force.
+		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) {
 			ref := &s.Rules[slot]
 			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
+			if slot == SlotMesh {
+				step.Key = s.mesh.Keys()
+			}
 		}
 		switch slot {
+		case SlotMesh:
+			out = s.mesh.Route(in, call, step)
+		case SlotAffinity:
+			out = s.affinity.Route(in, step)
+		case SlotAffinityApp:
+			out = s.affinityApp.Route(in, step)
 		case SlotTag:
 			out = s.tag.Route(in, call, step)
 		case SlotService:

@@ -3,6 +3,7 @@ package extension
 import (
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,9 +34,10 @@ type Binding struct {
 	mu          sync.Mutex
 	providerApp string
 	statics     staticSet
-	static      [4]cluster.RuleRef
-	dynamic     [4]cluster.RuleRef
+	static      cluster.Rules
+	dynamic     cluster.Rules
 	cancelApp   []func()
+	mesh        meshSubs // <provider-app>.MESHAPPRULE of every provider application
 	cancelRef   []func() // the service and consumer-app subscriptions
 	adapted     map[base.Invoker]base.Invoker
 	closed      bool
@@ -146,6 +148,14 @@ func newBinding(u *common.URL) *Binding {
 		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
 	})
 	b.cancelRef = []func(){c1, c2}
+	// Java 3.3.6 compiles its affinity routers in without registering them;
+	// a consumer runs the service affinity router only when it asks for it.
+	if consumer.Params[AffinityParam] == "true" {
+		key := strings.TrimSuffix(serviceRuleKey(consumer), ConditionSuffix) + rules.AffinitySuffix
+		aff, c3 := store.subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
+		b.dynamic[cluster.SlotAffinity] = aff
+		b.cancelRef = append(b.cancelRef, c3)
+	}
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
 	b.dynamic[cluster.SlotProviderApp] = app
@@ -156,6 +166,12 @@ func newBinding(u *common.URL) *Binding {
 	return b
 }
 
+// AffinityParam is the reference parameter that puts Java's service affinity
+// router (order 130, key <interface>:<version>:<group>.affinity-router) in a
+// consumer's chain: dubbo-go YAML params: {dubboroute.affinity: "true"}, or
+// client.WithParam(extension.AffinityParam, "true").
+const AffinityParam = "dubboroute.affinity"
+
 // release ends a binding that routes nothing: its rule subscriptions are
 // cancelled and it leaves Bindings. Used for the chain dubbo-go builds for
 // its outer join of per-registry invokers (see passThrough).
@@ -163,6 +179,10 @@ func (b *Binding) release() {
 	b.mu.Lock()
 	for _, c := range append(b.cancelRef, b.cancelApp...) {
 		c()
+	}
+	for app, c := range b.mesh.cancel {
+		c()
+		delete(b.mesh.cancel, app)
 	}
 	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
 	b.mu.Unlock()
@@ -224,14 +244,20 @@ func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
 // publishRules hands the effective rules to the chain: the dynamic rule of
 // a slot when one exists, else the static one. b.mu is held.
 func (b *Binding) publishRules() {
-	var eff [4]cluster.RuleRef
+	eff := b.effectiveRules()
+	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
+}
+
+// effectiveRules are the dynamic rules, else the static ones; b.mu is held.
+func (b *Binding) effectiveRules() cluster.Rules {
+	var eff cluster.Rules
 	for i := range eff {
 		eff[i] = b.dynamic[i]
 		if eff[i].Empty() {
 			eff[i] = b.static[i]
 		}
 	}
-	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
+	return eff
 }
 
 // setInvokers follows the provider application (Java: the first invoker's
@@ -252,7 +278,13 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	if app != "" && app != b.providerApp {
 		b.switchProviderApp(app)
 	}
-	b.chain.SetInvokers(invokers)
+	if b.followMeshApps(invokers) {
+		// New mesh keys and the providers they route in one snapshot.
+		eff := b.effectiveRules()
+		b.chain.Update(func(in *cluster.Input) { in.Invokers, in.Rules = invokers, eff })
+	} else {
+		b.chain.SetInvokers(invokers)
+	}
 	if len(invokers) > 0 && !b.ready.Load() {
 		if b.settle == nil {
 			b.settle = time.AfterFunc(StartupSettle, b.markReady)
@@ -279,6 +311,18 @@ func (b *Binding) switchProviderApp(app string) {
 	b.cancelApp = append(b.cancelApp, c1)
 	_, c2 := store.subscribe(app+GraySuffix, rules.KindGray, nil)
 	b.cancelApp = append(b.cancelApp, c2)
+	// Script rules never route (Java 3.3.6 has no script engine on Java 15+);
+	// subscribing logs why a script rule written there has no effect.
+	_, c4 := store.subscribe(app+rules.ScriptSuffix, rules.KindScript, nil)
+	b.cancelApp = append(b.cancelApp, c4)
+	if app != b.consumerApp && b.consumer.Params[AffinityParam] == "true" {
+		// dubboroute's provider-application affinity router (order 135).
+		aa, c5 := store.subscribe(app+rules.AffinitySuffix, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinityApp, r) })
+		b.dynamic[cluster.SlotAffinityApp] = aa
+		b.cancelApp = append(b.cancelApp, c5)
+	} else {
+		b.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
+	}
 	if app != b.consumerApp {
 		pa, c3 := store.subscribe(app+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
 		if !pa.Empty() {

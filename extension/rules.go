@@ -15,6 +15,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -24,6 +25,7 @@ const (
 	ConditionSuffix = rules.ConditionSuffix
 	TagSuffix       = rules.TagSuffix
 	GraySuffix      = rules.GraySuffix
+	MeshSuffix      = rules.MeshSuffix
 )
 
 // keyState is one subscribed config-center key: the last good rule and the
@@ -166,10 +168,19 @@ func (ks *keyState) apply(content string, event bool) {
 		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(err.Error(), maxLoggedError))
 		return
 	}
-	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag}
+	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
 	gr, version := parsed.Gray, parsed.Version
 	ks.rev++
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
+	if parsed.Script != nil {
+		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, parsed.Script.Why)
+	}
+	if parsed.Mesh != nil {
+		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(ks.key, rules.MeshSuffix), Key: ks.key, Version: ref.Version, Rule: parsed.Mesh}}
+		if parsed.Mesh.Empty() {
+			logger.Infof("[dubboroute] rule key=%s: %s", ks.key, parsed.Mesh.Cleared)
+		}
+	}
 	ks.ref = ref
 	ks.gray = gr
 	ks.content, ks.accepted = content, now()

@@ -74,7 +74,7 @@ func staticRules(u *common.URL, iface, consumerApp string) staticSet {
 // staticSet is a reference's static rules: by slot, and the
 // application-keyed ones that wait for the provider application.
 type staticSet struct {
-	slots       [4]cluster.RuleRef
+	slots       cluster.Rules
 	providerApp map[string]cluster.RuleRef
 	tags        map[string]cluster.RuleRef
 }

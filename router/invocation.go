@@ -26,6 +26,9 @@ type Call struct {
 	Args []any
 	// Attachments may be nil.
 	Attachments Attachments
+	// Generic is true for a generic call ($invoke / $invokeAsync): Args are
+	// then (method, parameter types, arguments), as Java declares them.
+	Generic bool
 }
 
 // Attachment returns an attachment value, ("", false) when absent.

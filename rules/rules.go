@@ -6,9 +6,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dubboroute/dubboroute/internal/yamllimit"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -18,6 +21,9 @@ const (
 	ConditionSuffix = ".condition-router"
 	TagSuffix       = ".tag-router"
 	GraySuffix      = ".gray-router"
+	MeshSuffix      = mesh.KeySuffix // Java's MeshRuleManager: <provider-app>.MESHAPPRULE
+	ScriptSuffix    = ".script-router"
+	AffinitySuffix  = affinity.KeySuffix // <interface>:<version>:<group>.affinity-router (only read when enabled)
 )
 
 // Kind is the kind of rule a key holds.
@@ -28,6 +34,16 @@ const (
 	KindCondition Kind = "condition"
 	KindTag       Kind = "tag"
 	KindGray      Kind = "gray"
+	KindMesh      Kind = "mesh"
+	// KindScript is Java's script rule (<provider-app>.script-router,
+	// AppScriptStateRouter at position 200). Java Dubbo 3.3.6 on Java 15+
+	// has no JavaScript engine: building the script router throws, Java logs
+	// it, and every call passes through. dubboroute does the same: a script
+	// rule is read (and linted) but never routes.
+	KindScript Kind = "script"
+	// KindAffinity is Java's service affinity rule; Java 3.3.6 does not
+	// register the router, so consumers read it only when they enable it.
+	KindAffinity Kind = "affinity"
 )
 
 // Key is what a config-center key says about its rule.
@@ -52,9 +68,16 @@ func ParseKey(key string) (Key, error) {
 		k.Kind, k.Prefix = KindTag, strings.TrimSuffix(key, TagSuffix)
 	case strings.HasSuffix(key, GraySuffix):
 		k.Kind, k.Prefix = KindGray, strings.TrimSuffix(key, GraySuffix)
+	case strings.HasSuffix(key, MeshSuffix):
+		k.Kind, k.Prefix = KindMesh, strings.TrimSuffix(key, MeshSuffix)
+	case strings.HasSuffix(key, ScriptSuffix):
+		k.Kind, k.Prefix = KindScript, strings.TrimSuffix(key, ScriptSuffix)
+	case strings.HasSuffix(key, AffinitySuffix):
+		k.Kind, k.Prefix = KindAffinity, strings.TrimSuffix(key, AffinitySuffix)
+		k.Service = strings.Contains(k.Prefix, ":")
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s or <app>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s, <app>%s or <interface>:<version>:<group>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix, AffinitySuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -71,12 +94,19 @@ func ParseKey(key string) (Key, error) {
 func ServiceKey(u *router.URL) string { return u.ServiceKey() + ConditionSuffix }
 
 // Parsed is one rule's content parsed by its kind. Exactly one of
-// Condition, Tag and Gray is set.
+// Condition, Tag, Gray and Mesh is set.
 type Parsed struct {
 	Kind      Kind
 	Condition *condition.Rule
 	Tag       *tag.Rule
 	Gray      *gray.Rule
+	// Mesh is a mesh rule; Mesh.Empty() means the value clears the
+	// application's mesh routing (Java: no document of type standard).
+	Mesh *mesh.Rule
+	// Script is a script rule (it never routes, see KindScript).
+	Script *ScriptRule
+	// Affinity is a service affinity rule.
+	Affinity *affinity.Rule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -91,6 +121,14 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		return Parsed{Kind: kind}, err
 	}
 	p := Parsed{Kind: kind, Version: "1"}
+	switch kind {
+	case KindCondition, KindTag, KindGray, KindAffinity:
+		// Java parses rules with SnakeYAML's default limits (the mesh parser
+		// applies them itself, naming the document).
+		if err := yamllimit.Check(content); err != nil {
+			return Parsed{Kind: kind}, fmt.Errorf("%s rule, %w", kind, err)
+		}
+	}
 	var err error
 	switch kind {
 	case KindCondition:
@@ -105,6 +143,12 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		}
 	case KindGray:
 		p.Gray, err = gray.ParseRule(content)
+	case KindMesh:
+		p.Mesh, err = mesh.ParseRule(content)
+	case KindScript:
+		p.Script = ParseScript(content)
+	case KindAffinity:
+		p.Affinity, err = affinity.ParseRule(content)
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}
@@ -137,5 +181,5 @@ func CheckText(kind Kind, content string) error {
 // conditions list, valid: false) rather than a broken rule. Either way the
 // previous rule stays in force; the difference is only how it is reported.
 func IsIgnored(err error) bool {
-	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid)
+	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid)
 }

@@ -77,7 +77,7 @@ func TestParseByKind(t *testing.T) {
 	if _, err := Parse(KindCondition, "conditions: []\n"); !IsIgnored(err) {
 		t.Fatalf("empty conditions must be ignored as Java does, got %v", err)
 	}
-	if _, err := Parse(Kind("script"), "x"); err == nil {
+	if _, err := Parse(Kind("lua"), "x"); err == nil {
 		t.Fatal("unknown kind accepted")
 	}
 }
@@ -91,5 +91,34 @@ func TestParseNamesTheLineOfInvalidUTF8(t *testing.T) {
 	}
 	if _, err := Parse(KindCondition, "conditions:\n  - method=é => port=1\n"); err != nil {
 		t.Errorf("valid UTF-8 rejected: %v", err)
+	}
+}
+
+func TestParseMeshScriptAffinityKeys(t *testing.T) {
+	for key, kind := range map[string]Kind{
+		"demo-provider.MESHAPPRULE":           KindMesh,
+		"demo-provider.script-router":         KindScript,
+		"com.foo.Bar::.affinity-router":       KindAffinity,
+		"com.foo.Bar:1.0.0:g.affinity-router": KindAffinity,
+		"demo-provider.tag-router":            KindTag,
+		"com.foo.Bar::.condition-router":      KindCondition,
+	} {
+		k, err := ParseKey(key)
+		if err != nil || k.Kind != kind {
+			t.Errorf("ParseKey(%q) = %v, %v; want kind %s", key, k.Kind, err, kind)
+		}
+	}
+	p, err := Parse(KindScript, "script: [unclosed\n")
+	if err != nil || p.Script == nil || p.Script.Why == "" {
+		t.Errorf("a script rule never fails to parse (Java ignores it either way): %+v, %v", p, err)
+	}
+	if _, err := Parse(KindAffinity, "configVersion: v3.0\naffinityAware: {key: region}\n"); !IsIgnored(err) {
+		t.Errorf("affinity v3.0 must be ignored as Java does, got %v", err)
+	}
+	if _, err := Parse(KindMesh, "kind: VirtualService\nmetadata: {name: r}\nspec: {}\n"); !IsIgnored(err) {
+		t.Errorf("a mesh value without DestinationRule must be ignored as Java does, got %v", err)
+	}
+	if _, err := Parse(KindTag, "x: &a [1]\ny: ["+strings.Repeat("*a, ", 50)+"*a]\ntags: []\n"); err == nil || !strings.Contains(err.Error(), "aliases") {
+		t.Errorf("51 aliases: %v", err)
 	}
 }

@@ -23,7 +23,7 @@
 //     with the default failover retries (2): no call fails, and it leaves
 //     the route (explain) once its ZooKeeper session expires.
 //
-//   - TestMalformedRules: 48 malformed condition, tag and gray rules
+//   - TestMalformedRules: 47 malformed condition, tag and gray rules
 //     (corpus_test.go; TestCorpusIsMalformed checks them against the
 //     parsers in process) pushed one after another under 220 calls/s of
 //     four kinds: each refused with a consumer log line naming key and line,

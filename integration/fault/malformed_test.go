@@ -41,7 +41,7 @@ func keyOf(k ruleKind) string {
 // "rejected" and the "ignored as Java Dubbo does" wording end with it).
 const rejectedMark = "the previous rule stays in force"
 
-// TestMalformedRules pushes the corpus (48 malformed condition, tag and
+// TestMalformedRules pushes the corpus (47 malformed condition, tag and
 // gray rules: YAML syntax errors, wrong field types, bad conditions, bad
 // regexes, bad address patterns, 1 MB values, deep nesting, an alias bomb,
 // binary garbage) one after another to the keys that hold good rules,

@@ -16,6 +16,15 @@
 //     testdata/regressions.jsonl with Java's answer, replayed against
 //     dubboroute; testdata/known-divergences.jsonl holds disagreements that
 //     are reported but not fixed, with both answers.
+//   - issue 12: TestMeshOracleDifferential (NextMesh: mesh rules of several
+//     provider applications with every matcher, weights, fallbacks, updates,
+//     rejected values, script, condition and tag rules; Java's mesh draws
+//     enumerated by MeshProbe), TestAffinityOracleDifferential (NextAffinity:
+//     Java's service affinity router, registered for cases with "affinity"),
+//     TestMeshJavaFixtures (Dubbo's own mesh fixtures), TestMeshOracleIsolation
+//     (the oracle's batch isolation), TestYAMLLimitsOracle (SnakeYAML's limits
+//     for every kind) and TestMeshMixedFleet (a mesh rule on ZooKeeper steers
+//     a Go and a Java consumer of a mixed fleet alike).
 //   - the process tests: a Go consumer (samples/bookfacade/cmd/consumer)
 //     calling Java providers, a Java consumer calling Go providers, and a
 //     mixed fleet in which both consumers must see the same eligible

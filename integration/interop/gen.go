@@ -53,6 +53,9 @@ type Case struct {
 	Invocation   Invocation `json:"invocation"`
 	Providers    []Provider `json:"providers"`
 	Destinations bool       `json:"destinations,omitempty"`
+	// Affinity asks both sides to put Java's service affinity router in
+	// the chain (Java 3.3.6 compiles it in but does not register it).
+	Affinity bool `json:"affinity,omitempty"`
 }
 
 // Iface is the interface every generated case calls.

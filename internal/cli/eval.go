@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dubboroute/dubboroute/rules"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,9 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/mesh"
 )
 
 // ruleInput is one element of a case's "rules": a config-center rule
@@ -38,13 +41,17 @@ type invocationInput struct {
 // Case is one routing case of the route command (the contract shared with
 // the Java oracle in integration/java).
 type Case struct {
-	ID           json.RawMessage `json:"id"`
-	Rules        []ruleInput     `json:"rules"`
-	ConsumerURL  string          `json:"consumer_url"`
-	Invocation   invocationInput `json:"invocation"`
-	Providers    []provider      `json:"providers"`
-	Samples      *int            `json:"samples,omitempty"`
-	Destinations *bool           `json:"destinations,omitempty"`
+	ID          json.RawMessage `json:"id"`
+	Rules       []ruleInput     `json:"rules"`
+	ConsumerURL string          `json:"consumer_url"`
+	Invocation  invocationInput `json:"invocation"`
+	Providers   []provider      `json:"providers"`
+	Samples     *int            `json:"samples,omitempty"`
+	// Affinity puts Java's service affinity router (order 130) in the chain,
+	// as an application that registers its factory does (Java 3.3.6 does
+	// not by default; dubboroute's reference parameter dubboroute.affinity).
+	Affinity     *bool `json:"affinity,omitempty"`
+	Destinations *bool `json:"destinations,omitempty"`
 	// Ignored: free-form fields a test harness may carry.
 	Comment  json.RawMessage `json:"comment,omitempty"`
 	Expect   json.RawMessage `json:"expect,omitempty"`
@@ -86,6 +93,7 @@ type prepared struct {
 	gray        *gray.Rule
 	grayKey     string
 	grayVersion string
+	affinity    bool
 	rejected    []Rejection
 	ignored     []Ignored
 	unread      []Unread
@@ -109,7 +117,7 @@ func prepare(c *Case, grayRead bool) (*prepared, error) {
 	if err := resolveProviders(c.Providers); err != nil {
 		return nil, fmt.Errorf("providers: %w", err)
 	}
-	p := &prepared{consumer: consumer, providers: c.Providers}
+	p := &prepared{consumer: consumer, providers: c.Providers, affinity: c.Affinity != nil && *c.Affinity}
 	for _, pr := range c.Providers {
 		p.urls = append(p.urls, pr.u)
 	}
@@ -203,6 +211,14 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
 	}
+	// Java's mesh router subscribes the key of every provider application.
+	meshApps := map[string]bool{}
+	for _, u := range p.urls {
+		if a := u.Application(); a != "" && a != "unknown" {
+			meshApps[a] = true
+		}
+	}
+	meshRefs := map[string]cluster.RuleRef{}
 	states := map[string]*keyState{}
 	type event struct {
 		idx     int
@@ -277,6 +293,31 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindAffinity:
+			want := p.consumer.ServiceKey() + rules.AffinitySuffix
+			switch {
+			case !p.affinity:
+				return nil, false, "the affinity router is not in this consumer's chain (Java 3.3.6 does not register it; enable it with \"affinity\": true / dubboroute.affinity=true)"
+			case !k.Service && k.Prefix == providerApp && providerApp != consumerApp:
+				// dubboroute's provider-application affinity router (order 135):
+				// Java 3.3.6's reads .condition-router keys instead (a defect).
+				return []cluster.Slot{cluster.SlotAffinityApp}, false, ""
+			case k.Key != want:
+				return nil, false, "neither this consumer's service affinity key (" + want + ") nor the first provider's application key"
+			}
+			return []cluster.Slot{cluster.SlotAffinity}, false, ""
+		case rules.KindScript:
+			// Java's AppScriptStateRouter reads the first provider's application
+			// key; its rule never routes (no script engine on Java 15+).
+			if k.Prefix == providerApp {
+				return nil, false, ""
+			}
+			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindMesh:
+			if meshApps[k.Prefix] {
+				return []cluster.Slot{cluster.SlotMesh}, false, ""
+			}
+			return nil, false, "no provider of application " + k.Prefix
 		case rules.KindGray:
 			if k.Prefix == providerApp && grayRead {
 				return nil, true, ""
@@ -306,11 +347,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		deleted := strings.TrimSpace(content) == ""
 		if !deleted {
 			parsed, err := rules.Parse(ev.key.Kind, content)
-			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag}
+			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
 			gr = parsed.Gray
 			version := parsed.Version
 			switch {
-			case errors.Is(err, condition.ErrRuleInvalid):
+			case errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid):
 				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
 			case err != nil:
 				p.rejected = append(p.rejected, Rejection{Rule: ev.idx, Error: err.Error()})
@@ -325,6 +366,9 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			st.rev++
 			ref.Key = ev.key.Key
 			ref.Version = version + "#" + strconv.Itoa(st.rev)
+			if parsed.Mesh != nil {
+				ref.Mesh = []mesh.AppRule{{App: ev.key.Prefix, Key: ev.key.Key, Version: ref.Version, Rule: parsed.Mesh}}
+			}
 		} else {
 			if why != "" {
 				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
@@ -336,6 +380,10 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		st.ref, st.gr = ref, gr
 		if isGray {
 			p.gray, p.grayKey, p.grayVersion = gr, ev.key.Key, ref.Version
+			return
+		}
+		if ev.key.Kind == rules.KindMesh {
+			meshRefs[ev.key.Prefix] = ref
 			return
 		}
 		for _, s := range slots {
@@ -362,6 +410,16 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	for _, ev := range updates {
 		apply(ev, false)
 	}
+	var ms []mesh.AppRule
+	for _, r := range meshRefs {
+		for _, ar := range r.Mesh {
+			if !ar.Rule.Empty() {
+				ms = append(ms, ar)
+			}
+		}
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].App < ms[j].App })
+	p.rules[cluster.SlotMesh] = cluster.RuleRef{Mesh: ms}
 	return nil
 }
 

@@ -281,6 +281,12 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 	if papp != "" {
 		keys = append(keys, papp+rules.ConditionSuffix, papp+rules.TagSuffix, papp+rules.GraySuffix)
 	}
+	// Mesh rules: the key of every provider application (Java's mesh router).
+	for _, p := range c.Providers {
+		if a := p.u.Application(); a != "" && a != "unknown" {
+			keys = append(keys, a+rules.MeshSuffix)
+		}
+	}
 	var infos []RuleInfo
 	seen := map[string]bool{}
 	for _, k := range keys {

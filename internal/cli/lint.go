@@ -17,6 +17,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
@@ -113,7 +114,7 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		return res
 	}
 	if err := rules.CheckText(k.Kind, content); err != nil {
-		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003"}[k.Kind]
+		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003", rules.KindMesh: "DR008", rules.KindAffinity: "DR011", rules.KindScript: "DR010"}[k.Kind]
 		l.add(code, lineOf(err), -1, "%v", err)
 		sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 		return res
@@ -123,6 +124,26 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		l.condition(k, content)
 	case rules.KindTag:
 		l.tag(k, content)
+	case rules.KindMesh:
+		l.mesh(k, content)
+	case rules.KindAffinity:
+		r, err := affinity.ParseRule(content)
+		switch {
+		case errors.Is(err, affinity.ErrInvalid):
+			l.add("DR012", lineOf(err), -1, "%v", err)
+		case err != nil:
+			l.add("DR011", lineOf(err), -1, "%v", err)
+		default:
+			res.Summary = fmt.Sprintf("affinity rule: key %s, ratio %v%%, enabled=%t", r.Key, r.Ratio, r.Enabled)
+			l.add("DR013", 0, -1, "affinity rule for %s: read only by consumers with dubboroute.affinity=true (Java: only where the application registers the affinity factories)", k.Prefix)
+			if r.Ratio == 0 {
+				l.add("DR013", 0, -1, "ratio 0: when no provider has the consumer's %s, Java returns no provider; dubboroute keeps all", r.Key)
+			}
+		}
+	case rules.KindScript:
+		sr := rules.ParseScript(content)
+		l.add("DR010", 0, -1, "script rule (type %s): %s", sr.Type, sr.Why)
+		res.Summary = "script rule (never routes)"
 	case rules.KindGray:
 		if _, err := gray.ParseRule(content); err != nil {
 			l.add("DR003", lineOf(err), -1, "%v", err)

@@ -28,6 +28,29 @@ func TestZooKeeperCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	t.Run("mesh-key", func(t *testing.T) {
+		const key = "demo-provider.MESHAPPRULE"
+		mesh, err := os.ReadFile("testdata/lint/DR413/demo-provider.MESHAPPRULE")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := run(t, string(mesh), "push", "--zk", addr, key, "-")
+		if code != ExitOK || !strings.Contains(out, "pushed "+key+" to /dubbo/config/dubbo/"+key) {
+			t.Fatalf("push mesh: exit %d, out %q, err %q", code, out, errOut)
+		}
+		if out, _, code = run(t, "", "get", "--zk", addr, key); code != ExitOK || out != string(mesh) {
+			t.Fatalf("get mesh: exit %d, %q", code, out)
+		}
+		// A mesh value Java rejects (weight '5') is refused with its code.
+		bad := strings.Replace(string(mesh), "weight: 10", "weight: '5'", 1)
+		if _, errOut, code = run(t, bad, "push", "--zk", addr, key, "-"); code != ExitFail || !strings.Contains(errOut, "DR008") {
+			t.Fatalf("push bad mesh: exit %d, err %q", code, errOut)
+		}
+		if out, _, code = run(t, "", "rm", "--zk", addr, key); code != ExitOK || !strings.HasPrefix(out, "deleted "+key) {
+			t.Fatalf("rm mesh: exit %d, %q", code, out)
+		}
+	})
+
 	t.Run("push-get-rm", func(t *testing.T) {
 		out, errOut, code := run(t, string(rule), "push", "--zk", addr, svcKey)
 		want := "pushed " + svcKey + " to /dubbo/config/dubbo/" + svcKey + " (data version 0)\n"

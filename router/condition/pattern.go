@@ -372,3 +372,12 @@ func JavaDouble(f float64, bits int) string {
 	}
 	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }
+
+// MatchThenValue reports whether a provider's value v (present false: the
+// provider has no such key) matches the single then-part pattern p, as
+// Java's ConditionMatcher does with one match pattern and no mismatch
+// pattern: globs, integer ranges a~b and $references resolved against ref
+// (the consumer URL). Java's affinity router matches providers this way.
+func MatchThenValue(p string, ref *router.URL, v string, present bool) bool {
+	return matchValues(v, present, []pattern{compilePattern(p, ref)}, nil, false)
+}

@@ -174,10 +174,13 @@ func ParseRuleWith(content string, resolve func(host string) ([]string, error)) 
 			r.UnknownFields = append(r.UnknownFields, UnknownField{Path: k.Value, Line: k.Line})
 		}
 	}
+	if tagsNode != nil && !isNull(tagsNode) && tagsNode.Kind != yaml.SequenceNode {
+		// Java's TagRouterRule reads tags only when it is a List: anything
+		// else is a rule without tags (it replaces the rule in force).
+		r.warn(tagsNode.Line, "tags is %s, not a list: Java ignores it, so the rule has no tags", kindName(tagsNode))
+		tagsNode = nil
+	}
 	if tagsNode != nil && !isNull(tagsNode) {
-		if tagsNode.Kind != yaml.SequenceNode {
-			return nil, fmt.Errorf("tag rule: line %d: tags must be a list, got %s", tagsNode.Line, kindName(tagsNode))
-		}
 		for i, tn := range tagsNode.Content {
 			t, err := r.parseTag(i, deref(tn), resolve)
 			if err != nil {

@@ -80,7 +80,6 @@ func TestParseRuleRejectsWholeRuleNamingTagAndLine(t *testing.T) {
 		{"unparsable YAML", "tags: [ {name: a", []string{"invalid YAML", "line"}},
 		{"empty content", "  \n", []string{"empty"}},
 		{"not a mapping", "- a\n- b", []string{"mapping", "line 1"}},
-		{"tags not a list", "tags: gray", []string{"tags must be a list", "line 1"}},
 		{"tag not a mapping", "tags:\n  - gray", []string{"tags[0]", "line 2"}},
 		{"bad address pattern", "tags:\n  - name: gray\n    addresses: [10.0.0.1]\n  - name: blue\n    addresses: [\"10.0.*\"]", []string{`tag "blue"`, "line 4", `"10.0.*"`, "exactly 4"}},
 		{"address range not a-b", "tags:\n  - name: g\n    addresses: [10.0.0.1-2-3]", []string{`tag "g"`, "line 2", "not a-b"}},
@@ -229,6 +228,21 @@ func TestV30TagWithoutAddressesOrMatchIsRejected(t *testing.T) {
 		_, err := ParseRule(tc.rule)
 		if (err != nil) != tc.reject {
 			t.Errorf("ParseRule(%q): err = %v, want rejected %v", tc.rule, err, tc.reject)
+		}
+	}
+}
+
+// TestTagsNotAListIsARuleWithoutTags: Java's TagRouterRule reads tags only
+// when it is a List (measured with the oracle: tags: notalist and a mapping
+// replace the rule in force by one without tags).
+func TestTagsNotAListIsARuleWithoutTags(t *testing.T) {
+	for _, text := range []string{"tags: gray", "tags: {name: t}"} {
+		r, err := ParseRuleWith(text, noResolve)
+		if err != nil {
+			t.Fatalf("%q rejected: %v", text, err)
+		}
+		if r.Valid || len(r.Tags) != 0 || len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0].Message, "not a list") {
+			t.Errorf("%q: valid=%v tags=%d warnings=%v", text, r.Valid, len(r.Tags), r.Warnings)
 		}
 	}
 }

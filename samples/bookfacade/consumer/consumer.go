@@ -49,6 +49,9 @@ type Options struct {
 	LogLevel string
 	// Tag is the consumer's static dubbo.tag (used when a call sets none).
 	Tag string
+	// Params are extra reference parameters (e.g. region, or
+	// dubboroute.affinity=true to run the affinity router).
+	Params map[string]string
 }
 
 // Consumer is a BookFacade client.
@@ -107,6 +110,9 @@ func New(opts Options) (*Consumer, error) {
 	}
 	if opts.Tag != "" {
 		refOpts = append(refOpts, client.WithParam(constant.Tagkey, opts.Tag))
+	}
+	for k, v := range opts.Params {
+		refOpts = append(refOpts, client.WithParam(k, v))
 	}
 	conn, err := cli.Dial(api.Interface, refOpts...)
 	if err != nil {

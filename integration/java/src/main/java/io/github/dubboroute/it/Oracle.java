@@ -46,6 +46,22 @@ import org.apache.dubbo.rpc.cluster.router.condition.config.model.ConditionSubSe
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.DestinationSet;
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.MultiDestCondition;
 import org.apache.dubbo.rpc.cluster.router.condition.config.model.MultiDestConditionRouterRule;
+import org.apache.dubbo.rpc.cluster.router.affinity.AffinityStateRouter;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.AffinityServiceStateRouter;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.model.AffinityRouterRule;
+import org.apache.dubbo.rpc.cluster.router.affinity.config.model.AffinityRuleParser;
+import org.apache.dubbo.rpc.cluster.router.mesh.route.MeshRuleCache;
+import org.apache.dubbo.rpc.cluster.router.mesh.route.MeshRuleManager;
+import org.apache.dubbo.rpc.cluster.router.mesh.route.StandardMeshRuleRouter;
+import org.apache.dubbo.rpc.cluster.router.mesh.rule.VsDestinationGroup;
+import org.apache.dubbo.rpc.cluster.router.mesh.rule.destination.DestinationRule;
+import org.apache.dubbo.rpc.cluster.router.mesh.rule.virtualservice.VirtualServiceRule;
+import org.apache.dubbo.common.utils.PojoUtils;
+import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.representer.Representer;
 import org.apache.dubbo.rpc.cluster.router.mock.MockInvokersSelector;
 import org.apache.dubbo.rpc.cluster.router.state.AbstractStateRouter;
 import org.apache.dubbo.rpc.cluster.router.state.BitList;
@@ -103,6 +119,8 @@ public final class Oracle {
     private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
     private static final String CONDITION_SUFFIX = ".condition-router";
     private static final String TAG_SUFFIX = ".tag-router";
+    private static final String MESH_SUFFIX = ".MESHAPPRULE";
+    private static final String AFFINITY_SUFFIX = ".affinity-router";
     private static final int MAX_LEAVES = 4096;
 
     private final ApplicationModel app;
@@ -129,6 +147,7 @@ public final class Oracle {
         boolean destinations = args.has("destinations");
         if (destinations) {
             RandomControl.selfTest();
+            RandomControl.selfTestInt();
         }
         Oracle oracle = new Oracle(args.getInt("samples", 0), destinations);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -293,11 +312,24 @@ public final class Oracle {
 
         // The chain: Dubbo's activated state routers for this consumer URL, in Dubbo's order.
         List<StateRouter<Object>> routers = buildStateRouters(consumer);
+        // Dubbo's mesh router, with a hook for exact probabilities (MeshProbe; plain StandardMeshRuleRouter otherwise).
+        for (int i = 0; i < routers.size(); i++) {
+            if (routers.get(i) instanceof StandardMeshRuleRouter) {
+                routers.set(i, new MeshProbe<>(consumer));
+            }
+        }
         int insertAt = 0;
         for (int i = 0; i < routers.size(); i++) {
             if (routers.get(i) instanceof TagStateRouter || routers.get(i) instanceof MockInvokersSelector) {
                 insertAt = i + 1;
             }
+        }
+        // Java 3.3.6 compiles the affinity routers in but does not register their factories; a case that asks
+        // for it gets the service-level one (order 130: after tag, before the condition routers), as an
+        // application that registers AffinityServiceStateRouterFactory would.
+        if (c.has("affinity") && c.get("affinity").getAsBoolean()) {
+            routers.add(insertAt, new AffinityServiceStateRouter<>(consumer));
+            insertAt++;
         }
         routers.addAll(insertAt, single);
         boolean failFast = Boolean.parseBoolean(
@@ -307,7 +339,12 @@ public final class Oracle {
         try {
             chain.setInvokers(invokers); // address notification: tag/provider-app routers load their rules
             for (KeyedRule u : updates) {
-                config.update(u.key, u.content);
+                try {
+                    config.update(u.key, u.content);
+                } catch (RuntimeException e) {
+                    // A listener that throws (e.g. Dubbo's mesh router on a DestinationRule without subsets): the
+                    // config center's notifying thread logs it; the routers keep what they had.
+                }
             }
             JsonArray unread = new JsonArray();
             for (KeyedRule k : keyed) {
@@ -327,7 +364,7 @@ public final class Oracle {
                 Map<String, int[]> counts = new LinkedHashMap<>();
                 Map<String, JsonArray> sets = new LinkedHashMap<>();
                 for (int s = 0; s < samples; s++) {
-                    JsonArray res = ids(chain.route(consumer, invokers, invocation));
+                    JsonArray res = ids(route(chain, consumer, invokers, invocation));
                     String k = res.toString();
                     sets.putIfAbsent(k, res);
                     counts.computeIfAbsent(k, x -> new int[1])[0]++;
@@ -341,7 +378,7 @@ public final class Oracle {
                 }
                 out.add("outcomes", outcomes);
             } else {
-                out.add("result", ids(chain.route(consumer, invokers, invocation)));
+                out.add("result", ids(route(chain, consumer, invokers, invocation)));
             }
             out.add("rejected", rejected);
             if (unread.size() > 0) {
@@ -356,8 +393,24 @@ public final class Oracle {
                 }
             }
             module.modelEnvironment().setDynamicConfiguration(null);
+            // MeshRuleManager is module-wide: a router whose registration threw (a rule failing while loading) never
+            // unregisters, and its app's listener would serve the next case. Start every case without any.
+            module.getBeanFactory().getBean(MeshRuleManager.class).getAppRuleListeners().clear();
         }
         return out;
+    }
+
+    /**
+     * One call through the chain. A router that throws makes Dubbo's DynamicDirectory.doList log "Failed to execute
+     * router" and return an empty list, so the call fails with "No provider available": the result is empty.
+     */
+    private static List<Invoker<Object>> route(
+            SingleRouterChain<Object> chain, URL consumer, BitList<Invoker<Object>> invokers, Invocation invocation) {
+        try {
+            return chain.route(consumer, invokers, invocation);
+        } catch (RuntimeException e) {
+            return Collections.emptyList();
+        }
     }
 
     /**
@@ -385,6 +438,15 @@ public final class Oracle {
                         new MultiDestConditionRouter<>(consumer, cond, rule.isForce(), rule.isEnabled());
                     }
                 }
+            } else if (key.endsWith(AFFINITY_SUFFIX)) {
+                // AffinityListenableStateRouter.process: parse, then generateConditions builds the router for a
+                // valid rule (its constructor throws for a blank key when enabled).
+                AffinityRouterRule rule = AffinityRuleParser.parse(content);
+                if (rule != null && rule.isValid()) {
+                    new AffinityStateRouter<>(consumer, rule.getAffinityKey(), rule.getRatio(), rule.isEnabled());
+                }
+            } else if (key.endsWith(MESH_SUFFIX)) {
+                return validateMesh(key.substring(0, key.length() - MESH_SUFFIX.length()), content, consumer, invokers);
             } else if (key.endsWith(TAG_SUFFIX)) {
                 // TagStateRouter.process parses the rule and runs rule.init(router) with the router's current
                 // invokers; an exception in either is logged and the rule does not take effect. init can throw:
@@ -396,6 +458,62 @@ public final class Oracle {
                 f.set(probe, invokers);
                 rule.init(probe);
             }
+            return null;
+        } catch (Throwable t) {
+            return oneLine(t);
+        }
+    }
+
+    /**
+     * What Dubbo's standard mesh router makes of a MESHAPPRULE value, for the report only: MeshAppRuleListener's
+     * YAML loading (same loader options) and rule-type computation (metadata.name), then onRuleChange's binding
+     * (PojoUtils.mapToPojo per kind) and the subset computation (MeshRuleCache.build) with the case's providers.
+     * An exception in any step is a rejection (Dubbo logs it; the rules in force stay). A value without standard
+     * documents (a clear) and a group without a VirtualService or a DestinationRule (kept silently) are not.
+     */
+    @SuppressWarnings("unchecked")
+    private static String validateMesh(String app, String content, URL consumer, BitList<Invoker<Object>> invokers) {
+        try {
+            Representer representer = new Representer(new DumperOptions());
+            representer.getPropertyUtils().setSkipMissingProperties(true);
+            Yaml yaml = new Yaml(new SafeConstructor(new LoaderOptions()), representer);
+            List<Map<String, Object>> standard = new ArrayList<>();
+            for (Object obj : yaml.loadAll(content)) {
+                if (!(obj instanceof Map)) {
+                    continue;
+                }
+                Map<String, Object> doc = (Map<String, Object>) obj;
+                Object md = doc.get("metadata");
+                if (md instanceof Map && !((Map<?, ?>) md).isEmpty()) {
+                    String name = (String) ((Map<String, Object>) md).get("name");
+                    if (!name.contains(".")) {
+                        standard.add(doc);
+                    }
+                }
+            }
+            if (standard.isEmpty()) {
+                return null;
+            }
+            VsDestinationGroup group = new VsDestinationGroup();
+            group.setAppName(app);
+            for (Map<String, Object> doc : standard) {
+                if ("DestinationRule".equals(doc.get("kind"))) {
+                    group.getDestinationRuleList().add(PojoUtils.mapToPojo(doc, DestinationRule.class));
+                } else if ("VirtualService".equals(doc.get("kind"))) {
+                    group.getVirtualServiceRuleList().add(PojoUtils.mapToPojo(doc, VirtualServiceRule.class));
+                }
+            }
+            if (!group.isValid()) {
+                return null;
+            }
+            Map<String, VsDestinationGroup> groups = new java.util.HashMap<>();
+            groups.put(app, group);
+            // The router builds its cache whenever the app has providers (it reads the key only then); one
+            // provider of the app stands for them, so a value is reported the same whether or not the case has any.
+            URL one = URL.valueOf("dubbo://192.0.2.1:20880/x?remote.application=" + app);
+            List<Invoker<Object>> probe = new ArrayList<>();
+            probe.add(new CaseInvoker("probe", 0, one));
+            MeshRuleCache.build(consumer.getProtocolServiceKey(), new BitList<>(probe), groups);
             return null;
         } catch (Throwable t) {
             return oneLine(t);
@@ -607,10 +725,15 @@ public final class Oracle {
                 f.set(r, wrapped); // erased generics: ListenableStateRouter.doRoute iterates AbstractStateRouters
             }
         }
+        for (StateRouter<Object> r : routers) {
+            if (r instanceof MeshProbe) {
+                ((MeshProbe<Object>) r).dfs = dfs;
+            }
+        }
         JsonArray leaves = new JsonArray();
         do {
             dfs.start();
-            JsonArray res = ids(chain.route(consumer, invokers, invocation));
+            JsonArray res = ids(route(chain, consumer, invokers, invocation));
             leaves.add(dfs.leaf(res));
             if (leaves.size() >= MAX_LEAVES) {
                 throw new IllegalStateException("more than " + MAX_LEAVES + " weighted outcomes");

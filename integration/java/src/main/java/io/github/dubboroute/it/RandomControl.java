@@ -61,6 +61,30 @@ final class RandomControl {
         U.putLong(Thread.currentThread(), SEED, unmix64(x) - INCREMENT.get());
     }
 
+    /**
+     * A seed z with {@code mix32(z) == x} (ThreadLocalRandom.mix32: z = (z ^ (z >>> 33)) * M1;
+     * return (int) (((z ^ (z >>> 33)) * M2) >>> 32), mix64's constants): take the 64-bit product with high half x
+     * and undo each step.
+     */
+    static long unmix32(int x) {
+        long q = (((long) x) << 32) * M2_INV;
+        long z = q ^ (q >>> 33);
+        long w = z * M1_INV;
+        return w ^ (w >>> 33);
+    }
+
+    /**
+     * Arrange for the next {@code ThreadLocalRandom.current().nextInt(bound)} on this thread to return r
+     * (JDK 17: Random.nextInt(bound) over next(31) = nextInt() >>> 1; for bound 2^k it is
+     * {@code (bound * next(31)) >> 31}, else {@code next(31) % bound}; so x = r << (32 - k) or x = 2r).
+     */
+    static void forceNextInt(int r, int bound) {
+        int x = (bound & (bound - 1)) == 0
+                ? (bound == 1 ? 0 : r << (32 - Integer.numberOfTrailingZeros(bound)))
+                : (r << 1);
+        U.putLong(Thread.currentThread(), SEED, unmix32(x) - INCREMENT.get());
+    }
+
     /** The amount ThreadLocalRandom adds to this thread's seed per draw, measured once per thread. */
     private static final ThreadLocal<Long> INCREMENT = ThreadLocal.withInitial(() -> {
         ThreadLocalRandom rnd = ThreadLocalRandom.current(); // initialise first: init would reset the seed
@@ -72,6 +96,23 @@ final class RandomControl {
         U.putLong(t, SEED, saved);
         return inc;
     });
+
+    static void selfTestInt() {
+        int[] bounds = {2, 3, 7, 10, 64, 1000, 1024, 1001, 2147483647, 200000};
+        for (int bound : bounds) {
+            for (int r : new int[] {0, 1, bound / 2, bound - 2, bound - 1}) {
+                if (r < 0 || r >= bound) {
+                    continue;
+                }
+                forceNextInt(r, bound);
+                int got = ThreadLocalRandom.current().nextInt(bound);
+                if (got != r) {
+                    throw new IllegalStateException("ThreadLocalRandom nextInt control does not work on this JVM (bound "
+                            + bound + ", wanted " + r + ", got " + got + ")");
+                }
+            }
+        }
+    }
 
     static void selfTest() {
         long[] bounds = {2, 3, 7, 10, 64, 1000, 1024, 1001, 2147483647L, 200000};

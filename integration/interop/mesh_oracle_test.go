@@ -1,0 +1,173 @@
+package interop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	envMeshCases     = "DUBBOROUTE_MESH_CASES" // number of random mesh cases (default defaultMeshCases)
+	defaultMeshCases = 3000
+	defaultMeshSeed  = 20261201
+)
+
+// TestMeshOracleDifferential generates random mesh rule cases (issue 12:
+// VirtualService and DestinationRule documents at <app>.MESHAPPRULE for
+// several provider applications, every matcher, weights, fallbacks,
+// updates, deletes and values Java rejects, combined with condition and tag
+// rules), evaluates them with Java Dubbo 3.3.6's own StandardMeshRuleRouter
+// (the oracle; weighted picks by Java's exact probabilities) and with
+// dubboroute's route command, and requires the same answer outside the
+// pinned divergences.
+func TestMeshOracleDifferential(t *testing.T) {
+	n := envInt(t, envMeshCases, defaultMeshCases)
+	seed := uint64(envInt(t, envSeed, defaultMeshSeed))
+	g := NewGenerator(seed)
+	cases := make([]Case, n)
+	for i := range cases {
+		cases[i] = g.NextMesh(fmt.Sprintf("m%d-%d", seed, i))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	begin := time.Now()
+	java, err := RunOracle(ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	javaTime := time.Since(begin)
+	begin = time.Now()
+	goAns, err := RunRoute(ctx, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d mesh cases (seed %d): Java oracle %v, dubboroute route %v", n, seed, javaTime.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	var bad []Fixture
+	stats := map[string]int{}
+	for i := range cases {
+		ja, err := Normalize(java[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		ga, err := Normalize(goAns[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		countMeshFeatures(stats, &cases[i], ja)
+		if why := meshDivergence(&cases[i], ja); why != "" {
+			stats["excluded: "+why]++
+			continue
+		}
+		if d := Diff(ja, ga); d != "" {
+			gcopy := ga
+			bad = append(bad, Fixture{Case: cases[i], Java: ja, Go: &gcopy, Found: d})
+		}
+	}
+	t.Logf("coverage: %s", meshStatString(stats))
+	for k, v := range stats {
+		if strings.HasPrefix(k, "excluded: ") {
+			t.Logf("%s: %d cases", k, v)
+		}
+	}
+	if n >= defaultMeshCases {
+		for _, k := range meshCoverageKeys {
+			if stats[k] < 10 {
+				t.Errorf("generator coverage: %q exercised %d times (want >= 10)", k, stats[k])
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return
+	}
+	dump := os.Getenv(envDump)
+	if dump == "" {
+		dump = filepath.Join(t.TempDir(), "disagreements.jsonl")
+	}
+	if err := AppendFixtures(dump, bad); err != nil {
+		t.Error(err)
+	}
+	for i, f := range bad {
+		if i == 20 {
+			t.Errorf("... and %d more", len(bad)-20)
+			break
+		}
+		line, _ := json.Marshal(f.Case)
+		t.Errorf("case %s disagrees: %s\n  case: %s\n  java: %s", f.Case.ID, f.Found, line, java[indexOf(cases, f.Case.ID)])
+	}
+	t.Errorf("%d of %d mesh cases disagree with Java Dubbo", len(bad), n)
+}
+
+// meshDivergence names the pinned divergence a mesh case runs into, or "".
+func meshDivergence(c *Case, java Answer) string {
+	return ""
+}
+
+var meshCoverageKeys = []string{
+	"mesh rule", "mesh update", "mesh delete", "services", "name_match", "argc", "argp", "str_value", "num_value",
+	"bool_value", "sourceLabels", "dubboContext", "tracingContext", "fallback", "weight", "several apps",
+	"with condition/tag rule", "script rule", "weighted outcome", "rejected rule", "unread key", "empty result", "generic $invoke",
+}
+
+func countMeshFeatures(stats map[string]int, c *Case, java Answer) {
+	apps := map[string]bool{}
+	first := map[string]bool{}
+	for _, r := range c.Rules {
+		if r.Key != nil && strings.HasSuffix(*r.Key, ".script-router") {
+			stats["script rule"]++
+			continue
+		}
+		if r.Key == nil || !strings.HasSuffix(*r.Key, ".MESHAPPRULE") {
+			if r.Key != nil || r.Condition != nil || r.URL != nil {
+				stats["with condition/tag rule"]++
+			}
+			continue
+		}
+		apps[*r.Key] = true
+		switch {
+		case r.Content == nil:
+			stats["mesh delete"]++
+			continue
+		case first[*r.Key]:
+			stats["mesh update"]++
+		default:
+			stats["mesh rule"]++
+		}
+		first[*r.Key] = true
+		for _, f := range []string{"services", "name_match", "argc", "argp", "str_value", "num_value", "bool_value", "sourceLabels", "dubboContext", "tracingContext", "fallback", "weight"} {
+			if strings.Contains(*r.Content, f) {
+				stats[f]++
+			}
+		}
+	}
+	if len(apps) > 1 {
+		stats["several apps"]++
+	}
+	if strings.HasPrefix(c.Invocation.Method, "$invoke") {
+		stats["generic $invoke"]++
+	}
+	if len(java.Dist) > 1 {
+		stats["weighted outcome"]++
+	}
+	if len(java.Rejected) > 0 {
+		stats["rejected rule"]++
+	}
+	if len(java.Unread) > 0 {
+		stats["unread key"]++
+	}
+	if d, ok := java.Dist[""]; ok && d == "1" {
+		stats["empty result"]++
+	}
+}
+
+func meshStatString(stats map[string]int) string {
+	var parts []string
+	for _, k := range meshCoverageKeys {
+		parts = append(parts, fmt.Sprintf("%s=%d", k, stats[k]))
+	}
+	return strings.Join(parts, " ")
+}

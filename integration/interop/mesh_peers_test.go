@@ -1,0 +1,122 @@
+package interop
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dubboroute/dubboroute/integration/harness"
+	"github.com/dubboroute/dubboroute/integration/zk"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
+)
+
+// meshPeersRule: userId 7 and every queryByName go to the status=gray
+// subset; other calls match no route detail (Java's empty protection: all).
+const meshPeersRule = `apiVersion: service.dubbo.apache.org/v1alpha1
+kind: DestinationRule
+metadata: {name: bookfacade}
+spec:
+  host: demo-provider
+  subsets:
+    - {name: gray, labels: {status: gray}}
+---
+apiVersion: service.dubbo.apache.org/v1alpha1
+kind: VirtualService
+metadata: {name: bookfacade}
+spec:
+  hosts: [demo-provider]
+  dubbo:
+    - services: [{exact: com.muke.dubbocourse.common.api.BookFacade}]
+      routedetail:
+        - name: user-7
+          match:
+            - attachments: {dubboContext: {userId: {exact: "7"}}}
+          route:
+            - destination: {host: demo-provider, subset: gray}
+        - name: by-name
+          match:
+            - method: {name_match: {exact: queryByName}}
+          route:
+            - destination: {host: demo-provider, subset: gray}
+`
+
+// TestMeshMixedFleet: a mesh rule written where Dubbo Admin writes it
+// (/dubbo/config/dubbo/demo-provider.MESHAPPRULE on a real ZooKeeper) steers
+// a Go consumer (dubboroute) and a Java consumer (Java Dubbo 3.3.6's own
+// mesh router) of the same mixed fleet (two Java and two Go providers) to the
+// same providers.
+func TestMeshMixedFleet(t *testing.T) {
+	if _, err := Jar(); err != nil {
+		t.Fatal(err)
+	}
+	bins := harness.SampleBinaries(t)
+	srv := zk.Start(t)
+	rules := harness.DialRules(t, srv.Addr())
+	reg := "zookeeper://" + srv.Addr()
+	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
+	j2 := javaProvider(t, srv.Addr(), "demo-provider", "", "status=gray")
+	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
+	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
+	if err := rules.Put("demo-provider.MESHAPPRULE", meshPeersRule); err != nil {
+		t.Fatal(err)
+	}
+	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg, LoadBalance: "random"})
+	if _, err := c.WaitExplain(harness.QueryByName, 60*time.Second, func(ex httpapi.Explain) bool {
+		return len(ex.Providers) == 4 && strings.Contains(ex.TraceText, "mesh-routed")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	all := sortedPorts(j1, j2, g1.Port, g2.Port)
+	gray := sortedPorts(j2, g1.Port)
+	scenarios := []struct {
+		name string
+		call harness.Call
+		args []string
+		want []string
+	}{
+		{"queryAll, no user (no route detail matches: all)", harness.QueryAll, []string{"--method", "queryAll"}, all},
+		{"queryAll, userId 7", harness.Call{Method: "queryAll", UserID: "7"}, []string{"--method", "queryAll", "--attach", "userId=7"}, gray},
+		{"queryByName", harness.Call{Method: "queryByName", Name: "Go in Action"}, []string{"--method", "queryByName", "--arg", "Go in Action"}, gray},
+	}
+	const calls = 24
+	for _, sc := range scenarios {
+		ex, err := c.Explain(sc.call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		goSet := routedPorts(ex)
+		served := map[string]bool{}
+		for i := 0; i < calls; i++ {
+			port, err := c.Do(sc.call)
+			if err != nil {
+				t.Fatalf("%s: %v", sc.name, err)
+			}
+			served[strconv.Itoa(port)] = true
+		}
+		javaSet := servedSet(javaConsumer(t, srv.Addr(), append([]string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1"}, sc.args...)...))
+		t.Logf("%s: Go eligible %v, Go served %v, Java served %v (want %v)", sc.name, goSet, sortedKeys(served), javaSet, sc.want)
+		if fmt.Sprint(goSet) != fmt.Sprint(sc.want) {
+			t.Errorf("%s: Go eligible %v, want %v (trace: %s)", sc.name, goSet, sc.want, ex.TraceText)
+		}
+		if fmt.Sprint(javaSet) != fmt.Sprint(sc.want) {
+			t.Errorf("%s: the Java consumer served %v, want %v", sc.name, javaSet, sc.want)
+		}
+		for p := range served {
+			if !slices.Contains(sc.want, p) {
+				t.Errorf("%s: Go consumer served by %s, want only %v", sc.name, p, sc.want)
+			}
+		}
+	}
+}
+
+func sortedPorts(ports ...int) []string {
+	set := map[string]bool{}
+	for _, p := range ports {
+		set[strconv.Itoa(p)] = true
+	}
+	return sortedKeys(set)
+}

@@ -103,12 +103,41 @@ func Parse(key, content string) (*Rule, error) {
 			return nil, err
 		}
 	}
+	// AbstractConfiguratorListener strips these "security keys" first.
+	for _, c := range r.URLs {
+		for _, k := range securityKeys {
+			if _, ok := c.URL.Params[k]; ok {
+				cp := *c.URL
+				cp.Params = make(map[string]string, len(c.URL.Params))
+				for pk, pv := range c.URL.Params {
+					if !isSecurityKey(pk) {
+						cp.Params[pk] = pv
+					}
+				}
+				c.URL = &cp
+				break
+			}
+		}
+	}
 	list, ok, err := ToList(r.URLs)
 	if err != nil {
 		return nil, err
 	}
 	r.List, r.Keep = list, !ok
 	return r, nil
+}
+
+// securityKeys are removed from every configurator URL of a rule
+// (AbstractConfiguratorListener.initSecurityKey).
+var securityKeys = []string{"accesslog.fixed.path", "router", "rule", "runtime", "type"}
+
+func isSecurityKey(k string) bool {
+	for _, s := range securityKeys {
+		if s == k {
+			return true
+		}
+	}
+	return false
 }
 
 // parseJSONArray is ConfigParser.parseJsonArray: a non-empty JSON array of

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
@@ -18,6 +19,9 @@ const (
 	ConditionSuffix = ".condition-router"
 	TagSuffix       = ".tag-router"
 	GraySuffix      = ".gray-router"
+	// ConfiguratorsSuffix is dynamic configuration (override rules):
+	// <app>.configurators and <interface>:<version>:<group>.configurators.
+	ConfiguratorsSuffix = ".configurators"
 )
 
 // Kind is the kind of rule a key holds.
@@ -28,6 +32,8 @@ const (
 	KindCondition Kind = "condition"
 	KindTag       Kind = "tag"
 	KindGray      Kind = "gray"
+	// KindConfigurators is dynamic configuration (package configurator).
+	KindConfigurators Kind = "configurators"
 )
 
 // Key is what a config-center key says about its rule.
@@ -37,7 +43,8 @@ type Key struct {
 	// Prefix is the key without its suffix: an application name, or
 	// interface:version:group for a service condition rule.
 	Prefix string
-	// Service is true for a condition key naming a service (it has a colon).
+	// Service is true for a condition or configurators key naming a
+	// service (it has a colon).
 	Service bool
 }
 
@@ -52,9 +59,12 @@ func ParseKey(key string) (Key, error) {
 		k.Kind, k.Prefix = KindTag, strings.TrimSuffix(key, TagSuffix)
 	case strings.HasSuffix(key, GraySuffix):
 		k.Kind, k.Prefix = KindGray, strings.TrimSuffix(key, GraySuffix)
+	case strings.HasSuffix(key, ConfiguratorsSuffix):
+		k.Kind, k.Prefix = KindConfigurators, strings.TrimSuffix(key, ConfiguratorsSuffix)
+		k.Service = strings.Contains(k.Prefix, ":")
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s or <app>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s or <app|interface:version:group>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, ConfiguratorsSuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -71,12 +81,13 @@ func ParseKey(key string) (Key, error) {
 func ServiceKey(u *router.URL) string { return u.ServiceKey() + ConditionSuffix }
 
 // Parsed is one rule's content parsed by its kind. Exactly one of
-// Condition, Tag and Gray is set.
+// Condition, Tag, Gray and Configurators is set.
 type Parsed struct {
-	Kind      Kind
-	Condition *condition.Rule
-	Tag       *tag.Rule
-	Gray      *gray.Rule
+	Kind          Kind
+	Condition     *condition.Rule
+	Tag           *tag.Rule
+	Gray          *gray.Rule
+	Configurators *configurator.Rule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -105,6 +116,11 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		}
 	case KindGray:
 		p.Gray, err = gray.ParseRule(content)
+	case KindConfigurators:
+		p.Configurators, err = configurator.Parse("", content)
+		if err == nil && p.Configurators.ConfigVersion != "" {
+			p.Version = strings.TrimPrefix(p.Configurators.ConfigVersion, "v")
+		}
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}

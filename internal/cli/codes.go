@@ -33,7 +33,7 @@ var codes = []Code{
 	{"DR003", "gray-rejected", SevError, "fix the gray rule at this line; the runtime rejects it whole and keeps the previous one"},
 	{"DR004", "unsupported-version", SevError, "use configVersion v3.0 or v3.1; Java ignores rules above v3.1 and keeps the previous one"},
 	{"DR005", "no-conditions", SevError, "give the rule at least one condition; an empty list does not clear the old conditions, delete the key instead"},
-	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router or <app>.gray-router, or pass --key"},
+	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router, <app>.gray-router or <app|interface:version:group>.configurators, or pass --key"},
 	{"DR007", "empty-rule", SevError, "write the rule; empty content is a delete to the config center (use rm to delete)"},
 
 	{"DR101", "unknown-field", SevWarning, "remove the field or fix its spelling; Java ignores it"},
@@ -68,6 +68,9 @@ var codes = []Code{
 	{"DR207", "tag-match-empty", SevWarning, "add match conditions: an empty match list claims every provider"},
 	{"DR208", "tag-empty", SevWarning, "give the tag addresses or a match, or remove it"},
 	{"DR209", "tag-match-incomplete", SevWarning, "give every match entry a key and a value"},
+
+	{"DR010", "configurators-rejected", SevError, "fix the configurators rule at this line; Java (and the runtime) log it and keep the previous configurators"},
+	{"DR401", "configurator-no-effect", SevWarning, "see the message: Java accepts this part of the rule and silently never applies it"},
 
 	{"DR301", "admin-blacklist", SevInfo, "Dubbo Admin blacklist: the consumers listed get no provider"},
 	{"DR302", "admin-whitelist", SevInfo, "Dubbo Admin whitelist: every consumer NOT listed gets no provider"},

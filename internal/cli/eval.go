@@ -11,6 +11,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
@@ -89,6 +90,12 @@ type prepared struct {
 	rejected    []Rejection
 	ignored     []Ignored
 	unread      []Unread
+	// cfg are the consumer's configurator lists; index maps the members of
+	// the last evaluated snapshot to providers (disabled ones are not
+	// members); snap is that snapshot.
+	cfg   configurator.Lists
+	index []int
+	snap  *cluster.Snapshot
 }
 
 // keyState is one config-center key while the case's rules are applied.
@@ -277,6 +284,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
+		case rules.KindConfigurators:
+			if k.Prefix == consumerApp || k.Prefix == p.consumer.ServiceKey() {
+				return nil, false, ""
+			}
+			return nil, false, "neither the consumer application's (" + consumerApp + ") nor this service's (" + p.consumer.ServiceKey() + ") configurators"
 		case rules.KindGray:
 			if k.Prefix == providerApp && grayRead {
 				return nil, true, ""
@@ -298,6 +310,10 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 		if ev.key.Kind == rules.KindGray && !isGray {
 			p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
+			return
+		}
+		if ev.key.Kind == rules.KindConfigurators {
+			p.applyConfigurators(ev.idx, ev.key, ev.content, initialRead, why)
 			return
 		}
 		// Parse even unread keys, so that a broken rule is reported.
@@ -365,16 +381,66 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	return nil
 }
 
+// applyConfigurators is AbstractConfiguratorListener for one event of a
+// configurators key: an initial empty value is skipped, a delete clears the
+// list, content Java fails to parse (empty content included) is rejected
+// and the list stays, content that yields no URL keeps the list.
+func (p *prepared) applyConfigurators(idx int, k rules.Key, content *string, initialRead bool, why string) {
+	list := configurator.ListApp
+	if k.Service {
+		list = configurator.ListService
+	}
+	if content == nil {
+		if why == "" {
+			p.cfg[list] = nil
+		} else {
+			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		}
+		return
+	}
+	if initialRead && *content == "" {
+		if why != "" {
+			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		}
+		return
+	}
+	r, err := configurator.Parse(k.Key, *content)
+	if err != nil {
+		p.rejected = append(p.rejected, Rejection{Rule: idx, Error: err.Error()})
+	}
+	if why != "" {
+		p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		return
+	}
+	if err != nil || r.Keep {
+		return
+	}
+	p.cfg[list] = r.List
+}
+
 // evaluator compiles the prepared case with rnd for v3.1 picks.
 func (p *prepared) evaluator(rnd router.Rand) *cluster.Evaluator {
 	opts := cluster.Options{Rand: rnd}
-	snap := cluster.NewSnapshot(p.consumer, p.urls, p.rules, opts)
+	var cfg *configurator.Lists
+	if !p.cfg.Empty() {
+		cfg = &p.cfg
+	}
+	snap, index := cluster.NewConfiguredSnapshot(p.consumer, p.urls, p.rules, cfg, opts)
+	p.index, p.snap = index, snap
 	return cluster.NewEvaluator(snap, p.extras, opts)
 }
 
 // ids lists the provider ids of a set, in input order.
 func (p *prepared) ids(s *router.Set) []string {
 	out := make([]string, 0, s.Len())
-	s.ForEach(func(i int) { out = append(out, p.providers[i].ID) })
+	s.ForEach(func(i int) { out = append(out, p.providers[p.member(i)].ID) })
 	return out
+}
+
+// member is the provider index of snapshot member i.
+func (p *prepared) member(i int) int {
+	if p.index != nil && i < len(p.index) {
+		return p.index[i]
+	}
+	return i
 }

@@ -349,8 +349,8 @@ func explainCase(c *Case, infos []RuleInfo, rnd router.Rand, now func() time.Tim
 		var eligible []*router.URL
 		var ids []string
 		set.ForEach(func(i int) {
-			eligible = append(eligible, p.urls[i])
-			ids = append(ids, p.providers[i].ID)
+			eligible = append(eligible, p.urls[p.member(i)])
+			ids = append(ids, p.providers[p.member(i)].ID)
 		})
 		plan := gray.Compile(gray.Input{Rule: p.gray, Consumer: p.consumer, Providers: eligible}, gray.Options{Rand: rnd, Now: now})
 		g := &GrayInfo{Key: p.grayKey, Version: p.grayVersion}

@@ -193,3 +193,33 @@ func (p *Provider) DisabledBy() *Applied {
 	}
 	return nil
 }
+
+// MethodParam is DubboServiceAddressURL.getMethodParameter(method, key):
+// the override URL's <method>.<key>, then the consumer's and the
+// provider's, then Param(key).
+func (p *Provider) MethodParam(method, key string) (string, bool) {
+	mk := method + "." + key
+	if p.Override != nil {
+		if v := p.Override.Params[mk]; v != "" {
+			return v, true
+		}
+	}
+	if p.Consumer != nil {
+		if v := p.Consumer.Params[mk]; v != "" {
+			return v, true
+		}
+	}
+	if v := p.URL.Params[mk]; v != "" {
+		return v, true
+	}
+	return p.Param(key)
+}
+
+// Weight is the weight Java's load balancers read for method (as text;
+// "100" when unset).
+func (p *Provider) Weight(method string) string {
+	if v, ok := p.MethodParam(method, "weight"); ok && v != "" {
+		return v
+	}
+	return "100"
+}

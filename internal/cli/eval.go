@@ -96,6 +96,8 @@ type prepared struct {
 	cfg   configurator.Lists
 	index []int
 	snap  *cluster.Snapshot
+	// hasConfigurators: the case has a .configurators key.
+	hasConfigurators bool
 }
 
 // keyState is one config-center key while the case's rules are applied.
@@ -386,6 +388,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 // list, content Java fails to parse (empty content included) is rejected
 // and the list stays, content that yields no URL keeps the list.
 func (p *prepared) applyConfigurators(idx int, k rules.Key, content *string, initialRead bool, why string) {
+	p.hasConfigurators = true
 	list := configurator.ListApp
 	if k.Service {
 		list = configurator.ListService
@@ -443,4 +446,37 @@ func (p *prepared) member(i int) int {
 		return p.index[i]
 	}
 	return i
+}
+
+// reportConfigured fills the weights and disabled providers of a result
+// from the last evaluated snapshot.
+func (p *prepared) reportConfigured(res *Result) {
+	if p.snap == nil {
+		p.evaluator(nil)
+	}
+	s := p.snap
+	res.Weights = map[string]string{}
+	for i := range s.URLs {
+		var prov *configurator.Provider
+		if i < len(s.Configured) {
+			prov = s.Configured[i]
+		}
+		if prov == nil {
+			prov = &configurator.Provider{URL: s.URLs[i], Consumer: p.consumer}
+		}
+		res.Weights[p.providers[p.member(i)].ID] = prov.Weight(p.call.Method)
+	}
+	byURL := map[*router.URL]string{}
+	for i, u := range p.urls {
+		byURL[u] = p.providers[i].ID
+	}
+	for _, d := range s.Disabled {
+		info := DisabledInfo{ID: byURL[d.URL]}
+		if d.Provider != nil {
+			if by := d.Provider.DisabledBy(); by != nil {
+				info.Key = by.Configurator.Origin.Key
+			}
+		}
+		res.Disabled = append(res.Disabled, info)
+	}
 }

@@ -266,9 +266,8 @@ func (r *Rule) parseYAML(content string) error {
 				Message: fmt.Sprintf("match is applied only with configVersion v3.0 (this rule: %s)", cv)})
 		}
 		it.findings(r, field, appScope)
-		if it.matchErr != nil {
-			r.Findings = append(r.Findings, Finding{Line: itemNode.Line, Field: field + ".match",
-				Message: fmt.Sprintf("match cannot bind (%v): Java drops it and the item applies to every target", it.matchErr)})
+		for _, n := range it.matchNotes {
+			r.Findings = append(r.Findings, Finding{Line: itemNode.Line, Field: field + ".match", Message: n})
 		}
 		var urls []*Configurator
 		if appScope {
@@ -297,7 +296,7 @@ type item struct {
 	paramOrder        []string
 	paramsNode        *yaml.Node
 	match             *Match
-	matchErr          error
+	matchNotes        []string
 	side              string
 	node              *yaml.Node
 }
@@ -369,17 +368,13 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 			it.params[k] = v
 		}
 	}
-	if mn := condition.YAMLDeref(fs["match"]); mn != nil && mn.Kind == yaml.MappingNode {
-		m, err := parseMatch(mn)
-		if err == nil {
-			it.match = m
-		}
-		// Java's PojoUtils failure is logged and the match dropped: the
-		// item applies as if it had none. Reported as a finding by callers
-		// through MatchDropped.
-		if err != nil {
-			it.match = nil
-			it.matchErr = err
+	if mn := condition.YAMLDeref(fs["match"]); mn != nil && condition.YAMLKind(mn) != "null" {
+		if mn.Kind == yaml.MappingNode {
+			it.match, it.matchNotes = parseMatch(mn)
+		} else {
+			// Java reads match only from a Map: the item applies as if it
+			// had none.
+			it.matchNotes = []string{"match is not a mapping: Java ignores it and the item applies to every target"}
 		}
 	}
 	return it, nil
@@ -564,145 +559,132 @@ func (r *Rule) appItemToURLs(it *item, cv string) ([]*Configurator, error) {
 	return out, nil
 }
 
-// parseMatch binds a match mapping as PojoUtils.mapToPojo would for
-// ConditionMatch; a shape it cannot bind is an error (the caller drops the
-// match, as Java does).
-func parseMatch(n *yaml.Node) (*Match, error) {
+// parseMatch binds a match mapping as PojoUtils.mapToPojo does for
+// ConditionMatch: a field whose value has the wrong shape (a scalar where a
+// mapping belongs, a mapping where a list belongs) is left unset, and so
+// is ignored; a list element that is not a mapping becomes an entry that
+// never matches (Java: a null element, NullPointerException when reached).
+// Each such case is reported in notes.
+func parseMatch(n *yaml.Node) (*Match, []string) {
+	var notes []string
+	note := func(format string, a ...any) { notes = append(notes, fmt.Sprintf(format, a...)) }
 	fs, _ := mapping(n, "match")
 	m := &Match{}
-	var err error
-	if m.Address, err = parseAddressMatch(fs["address"], "match.address"); err != nil {
-		return nil, err
+	for k := range fs {
+		switch k {
+		case "address", "providerAddress", "service", "app", "param":
+		default:
+			note("match.%s is not a ConditionMatch field (address, providerAddress, service, app, param) and is ignored", k)
+		}
 	}
-	if m.ProviderAddress, err = parseAddressMatch(fs["providerAddress"], "match.providerAddress"); err != nil {
-		return nil, err
-	}
-	if m.Service, err = parseListMatch(fs["service"], "match.service"); err != nil {
-		return nil, err
-	}
-	if m.App, err = parseListMatch(fs["app"], "match.app"); err != nil {
-		return nil, err
-	}
+	m.Address = bindAddress(fs["address"], "match.address", note)
+	m.ProviderAddress = bindAddress(fs["providerAddress"], "match.providerAddress", note)
+	m.Service = bindList(fs["service"], "match.service", note)
+	m.App = bindList(fs["app"], "match.app", note)
 	if pn := fs["param"]; pn != nil && condition.YAMLKind(pn) != "null" {
 		pn = condition.YAMLDeref(pn)
 		if pn.Kind != yaml.SequenceNode {
-			return nil, perr(pn, "match.param", "must be a list")
-		}
-		m.hasParam = true
-		m.Param = []ParamMatch{}
-		for _, e := range pn.Content {
-			e = condition.YAMLDeref(e)
-			if e.Kind != yaml.MappingNode {
-				return nil, perr(e, "match.param", "an entry must be a mapping")
-			}
-			pf, _ := mapping(e, "match.param")
-			var pm ParamMatch
-			if kn := pf["key"]; kn != nil && condition.YAMLKind(kn) != "null" {
-				s, err := scalarString(kn, "match.param.key")
-				if err != nil {
-					return nil, err
+			note("match.param is not a list and is ignored")
+		} else {
+			m.hasParam = true
+			m.Param = []ParamMatch{}
+			for _, e := range pn.Content {
+				e = condition.YAMLDeref(e)
+				if e.Kind != yaml.MappingNode {
+					note("a match.param entry is not a mapping: it never matches")
+					m.Param = append(m.Param, ParamMatch{})
+					continue
 				}
-				pm.Key = &s
-			}
-			if vn := pf["value"]; vn != nil && condition.YAMLKind(vn) != "null" {
-				sm, err := parseStringMatch(vn, "match.param.value")
-				if err != nil {
-					return nil, err
+				pf, _ := mapping(e, "match.param")
+				var pm ParamMatch
+				pm.Key = bindString(pf["key"])
+				if vn := pf["value"]; vn != nil && condition.YAMLKind(vn) != "null" {
+					if condition.YAMLDeref(vn).Kind == yaml.MappingNode {
+						pm.Value = bindStringMatch(vn)
+					} else {
+						note("a match.param value is not a mapping and is ignored (the entry never matches)")
+					}
 				}
-				pm.Value = sm
+				m.Param = append(m.Param, pm)
 			}
-			m.Param = append(m.Param, pm)
 		}
 	}
-	return m, nil
+	return m, notes
 }
 
-func scalarString(n *yaml.Node, field string) (string, error) {
-	d := condition.YAMLDeref(n)
-	if d.Kind != yaml.ScalarNode {
-		return "", perr(n, field, "must be a scalar")
-	}
-	return condition.JavaString(d)
-}
-
-func parseAddressMatch(n *yaml.Node, field string) (*AddressMatch, error) {
+// bindString is PojoUtils for a String field: a scalar as Java's toString
+// (null stays unset); a list is ignored; a mapping binds to "" (an empty
+// String bean).
+func bindString(n *yaml.Node) *string {
 	if n == nil || condition.YAMLKind(n) == "null" {
-		return nil, nil
+		return nil
 	}
 	d := condition.YAMLDeref(n)
-	if d.Kind != yaml.MappingNode {
-		return nil, perr(n, field, "must be a mapping (cird, wildcard or exact)")
-	}
-	fs, _ := mapping(d, field)
-	a := &AddressMatch{}
-	for _, f := range []struct {
-		name string
-		dst  **string
-	}{{"cird", &a.Cird}, {"wildcard", &a.Wildcard}, {"exact", &a.Exact}} {
-		if v := fs[f.name]; v != nil && condition.YAMLKind(v) != "null" {
-			s, err := scalarString(v, field+"."+f.name)
-			if err != nil {
-				return nil, err
-			}
-			*f.dst = &s
+	switch d.Kind {
+	case yaml.ScalarNode:
+		if condition.YAMLKind(d) == "timestamp" {
+			return nil // a Date is not converted to String
 		}
-	}
-	return a, nil
-}
-
-func parseListMatch(n *yaml.Node, field string) (*ListStringMatch, error) {
-	if n == nil || condition.YAMLKind(n) == "null" {
-		return nil, nil
-	}
-	d := condition.YAMLDeref(n)
-	if d.Kind != yaml.MappingNode {
-		return nil, perr(n, field, "must be a mapping with oneof")
-	}
-	fs, _ := mapping(d, field)
-	l := &ListStringMatch{Oneof: []StringMatch{}}
-	on := fs["oneof"]
-	if on == nil || condition.YAMLKind(on) == "null" {
-		// Java: oneof stays null and isMatch throws NullPointerException at
-		// match time; treated as binding failure here.
-		return nil, perr(d, field+".oneof", "oneof is missing")
-	}
-	on = condition.YAMLDeref(on)
-	if on.Kind != yaml.SequenceNode {
-		return nil, perr(on, field+".oneof", "must be a list")
-	}
-	for _, e := range on.Content {
-		sm, err := parseStringMatch(e, field+".oneof")
+		s, err := condition.JavaString(d)
 		if err != nil {
-			return nil, err
+			return nil
 		}
-		l.Oneof = append(l.Oneof, *sm)
+		return &s
+	case yaml.MappingNode:
+		s := ""
+		return &s
 	}
-	return l, nil
+	return nil
 }
 
-func parseStringMatch(n *yaml.Node, field string) (*StringMatch, error) {
+func bindAddress(n *yaml.Node, field string, note func(string, ...any)) *AddressMatch {
+	if n == nil || condition.YAMLKind(n) == "null" {
+		return nil
+	}
 	d := condition.YAMLDeref(n)
 	if d.Kind != yaml.MappingNode {
-		return nil, perr(n, field, "must be a mapping (exact, prefix, regex, wildcard, empty, noempty)")
+		note("%s is not a mapping (cird, wildcard or exact) and is ignored", field)
+		return nil
 	}
 	fs, _ := mapping(d, field)
-	s := &StringMatch{}
-	for _, f := range []struct {
-		name string
-		dst  **string
-	}{{"exact", &s.Exact}, {"prefix", &s.Prefix}, {"regex", &s.Regex}, {"noempty", &s.Noempty}, {"empty", &s.Empty}, {"wildcard", &s.Wildcard}} {
-		if v := fs[f.name]; v != nil && condition.YAMLKind(v) != "null" {
-			str, err := scalarString(v, field+"."+f.name)
-			if err != nil {
-				return nil, err
-			}
-			*f.dst = &str
-		}
+	return &AddressMatch{Cird: bindString(fs["cird"]), Wildcard: bindString(fs["wildcard"]), Exact: bindString(fs["exact"])}
+}
+
+func bindList(n *yaml.Node, field string, note func(string, ...any)) *ListStringMatch {
+	if n == nil || condition.YAMLKind(n) == "null" {
+		return nil
 	}
+	d := condition.YAMLDeref(n)
+	if d.Kind != yaml.MappingNode {
+		note("%s is not a mapping with oneof and is ignored", field)
+		return nil
+	}
+	fs, _ := mapping(d, field)
+	l := &ListStringMatch{}
+	on := fs["oneof"]
+	if on == nil || condition.YAMLDeref(on).Kind != yaml.SequenceNode {
+		note("%s has no oneof list: it never matches (Java throws when it is evaluated)", field)
+		return l
+	}
+	for _, e := range condition.YAMLDeref(on).Content {
+		if condition.YAMLDeref(e).Kind != yaml.MappingNode {
+			note("a %s.oneof entry is not a mapping: it never matches", field)
+			l.Oneof = append(l.Oneof, StringMatch{})
+			continue
+		}
+		l.Oneof = append(l.Oneof, *bindStringMatch(e))
+	}
+	return l
+}
+
+func bindStringMatch(n *yaml.Node) *StringMatch {
+	fs, _ := mapping(condition.YAMLDeref(n), "")
+	s := &StringMatch{Exact: bindString(fs["exact"]), Prefix: bindString(fs["prefix"]), Regex: bindString(fs["regex"]),
+		Noempty: bindString(fs["noempty"]), Empty: bindString(fs["empty"]), Wildcard: bindString(fs["wildcard"])}
 	if s.Regex != nil {
 		// Java's String.matches: the whole input. A regex RE2 cannot
 		// compile never matches here (lint reports it).
 		s.re, _ = regexp.Compile(`^(?:` + *s.Regex + `)$`)
 	}
-	return s, nil
+	return s
 }

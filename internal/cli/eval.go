@@ -212,6 +212,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
 	}
+	earlierApp := "" // a provider application the routers followed before providerApp
 	states := map[string]*keyState{}
 	type event struct {
 		idx     int
@@ -280,10 +281,16 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			if k.Prefix == providerApp {
 				return []cluster.Slot{cluster.SlotProviderApp}, false, ""
 			}
+			if k.Prefix == earlierApp {
+				return nil, false, "" // read while the routers followed that application
+			}
 			return nil, false, "application is neither the consumer's (" + consumerApp + ") nor the first provider's (" + providerApp + ")"
 		case rules.KindTag:
 			if k.Prefix == providerApp {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
+			}
+			if k.Prefix == earlierApp {
+				return nil, false, "" // read while the tag router followed that application
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
 		case rules.KindConfigurators:
@@ -365,10 +372,33 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			p.rules[s] = ref
 		}
 	}
+	// Configurators first: they decide which providers become invokers.
+	// The tag and provider-app routers follow the application of the first
+	// invoker of the latest non-empty invoker list (TagStateRouter and
+	// ProviderAppStateRouter re-subscribe when it changes). Keys of an
+	// application they followed before count as read.
+	for _, ev := range initial {
+		if ev.key.Kind == rules.KindConfigurators {
+			apply(ev, true)
+		}
+	}
+	initialApp := p.firstInvokerApp()
+	for _, ev := range updates {
+		if ev.key.Kind == rules.KindConfigurators {
+			apply(ev, false)
+		}
+	}
+	providerApp = p.firstInvokerApp()
+	if providerApp == "" {
+		providerApp = initialApp
+	}
+	if initialApp != "" && initialApp != providerApp {
+		earlierApp = initialApp
+	}
 	// Initial reads: consumer-side keys first (read when the router is
 	// built), provider-application keys at the first address notification.
 	for _, ev := range initial {
-		if !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
+		if ev.key.Kind != rules.KindConfigurators && !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
 			apply(ev, true)
 		}
 	}
@@ -378,9 +408,26 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 	}
 	for _, ev := range updates {
-		apply(ev, false)
+		if ev.key.Kind != rules.KindConfigurators {
+			apply(ev, false)
+		}
 	}
 	return nil
+}
+
+// firstInvokerApp is the application of the first provider that passes the
+// directory's enabled check after the configurators.
+func (p *prepared) firstInvokerApp() string {
+	for _, u := range p.urls {
+		pr := configurator.Provider{URL: u, Consumer: p.consumer}
+		if !p.cfg.Empty() {
+			pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
+		}
+		if pr.Enabled() {
+			return u.Application()
+		}
+	}
+	return ""
 }
 
 // applyConfigurators is AbstractConfiguratorListener for one event of a

@@ -362,7 +362,7 @@ public final class Oracle {
             if (hasConfigurators) {
                 JsonObject weights = new JsonObject();
                 for (Invoker<Object> i : invokers) {
-                    String w = i.getUrl().getMethodParameter(invocation.getMethodName(), "weight");
+                    String w = i.getUrl().getMethodParameter(org.apache.dubbo.rpc.support.RpcUtils.getMethodName(invocation), "weight");
                     weights.addProperty(((CaseInvoker) i).id, w == null || w.isEmpty() ? "100" : w);
                 }
                 out.add("weights", weights);

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
@@ -50,6 +51,9 @@ type RuleRef struct {
 	Condition *condition.Rule
 	// Tag is the rule of the tag slot (nil: static tag routing only).
 	Tag *tag.Rule
+	// Configurators is the list of a .configurators key (dynamic
+	// configuration; not a router slot, see Input.Configurators).
+	Configurators configurator.List
 }
 
 // Empty reports whether no rule is in force.

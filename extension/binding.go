@@ -14,6 +14,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
 )
@@ -35,6 +36,9 @@ type Binding struct {
 	dynamic     [4]cluster.RuleRef
 	cancelApp   []func()
 	adapted     map[base.Invoker]base.Invoker
+
+	cfg        configurator.Lists // <consumer-app>.configurators, <svc>.configurators
+	configured map[base.Invoker]*cfgInvoker
 }
 
 // Chain returns the binding's router chain (for explain and tests).
@@ -75,11 +79,13 @@ func newBinding(u *common.URL) *Binding {
 		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
+		configured:  map[base.Invoker]*cfgInvoker{},
 	}
 	b.chain = cluster.New(consumer, cluster.Options{
-		Name:     b.iface,
-		Observer: newChainMetrics(b.iface),
-		Adapt:    b.adapt,
+		Name:      b.iface,
+		Observer:  newChainMetrics(b.iface),
+		Adapt:     b.adapt,
+		Configure: b.configure,
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots
@@ -93,6 +99,7 @@ func newBinding(u *common.URL) *Binding {
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
 	b.dynamic[cluster.SlotProviderApp] = app
+	b.subscribeConfigurators()
 	b.publishRules()
 	bindingsMu.Lock()
 	bindings[b.iface] = append(bindings[b.iface], b)
@@ -154,22 +161,21 @@ func (b *Binding) publishRules() {
 	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
 }
 
-// setInvokers follows the provider application (Java: the first invoker's
-// remote application) and publishes the new provider list.
+// setInvokers publishes the new provider list and follows the provider
+// application: Java's tag and provider-app routers take the first invoker's
+// remote application, after the configurators left out disabled providers
+// (an empty list keeps the application followed so far).
 func (b *Binding) setInvokers(invokers []base.Invoker) {
-	app := ""
-	for _, ivk := range invokers {
-		if ivk != nil && ivk.GetURL() != nil {
-			app = ivk.GetURL().GetParam(constant.ApplicationKey, "")
-			break
-		}
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.chain.SetInvokers(invokers)
+	app := ""
+	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
+		app = s.URLs[0].Application()
+	}
 	if app != "" && app != b.providerApp {
 		b.switchProviderApp(app)
 	}
-	b.chain.SetInvokers(invokers)
 }
 
 // switchProviderApp subscribes the provider-application keys; b.mu is held.
@@ -206,6 +212,9 @@ func (b *Binding) switchProviderApp(app string) {
 func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
 	if b.lb == "" {
 		return ivk
+	}
+	if c, ok := ivk.(*cfgInvoker); ok && c.lb {
+		return ivk // a configured loadbalance wins over the consumer's, as in Java
 	}
 	u := ivk.GetURL()
 	if u == nil || (u.GetParam(constant.LoadbalanceKey, "") == b.lb && !hasMethodLB(u)) {
@@ -279,6 +288,9 @@ func (r *bindingRouter) Route(invokers []base.Invoker, _ *common.URL, inv base.I
 	for _, o := range out {
 		u := o.GetURL()
 		if w, ok := o.(*lbInvoker); ok {
+			u = w.Invoker.GetURL()
+		}
+		if w, ok := unwrapInvoker(o).(*cfgInvoker); ok {
 			u = w.Invoker.GetURL()
 		}
 		if keep[u] {

@@ -41,6 +41,13 @@ func TestConfiguredTimeoutReachesInvocation(t *testing.T) {
 	if len(in.seen) != 2 || in.seen[0] != "1500ms" || in.seen[1] != "700ms" {
 		t.Errorf("timeouts seen: %v", in.seen)
 	}
+	// dubbo-go's client always sets the attachment, empty without a per-call timeout.
+	empty := invocation.NewRPCInvocation("queryAll", nil, map[string]any{"timeout": ""})
+	in.seen = nil
+	c.Invoke(context.Background(), empty)
+	if in.seen[0] != "1500ms" {
+		t.Errorf("empty timeout attachment kept: %v", in.seen)
+	}
 	own := invocation.NewRPCInvocation("queryAll", nil, map[string]any{"timeout": "9ms"})
 	in.seen = nil
 	c.Invoke(context.Background(), own)

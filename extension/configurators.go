@@ -183,7 +183,8 @@ func (c *cfgInvoker) Unwrap() base.Invoker { return c.Invoker }
 func (c *cfgInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Result {
 	if c.timeout != "" && inv != nil {
 		_, marked := inv.GetAttribute(timeoutMark)
-		if _, set := inv.GetAttachment(constant.TimeoutKey); !set || marked {
+		// dubbo-go's client puts the per-call option in, empty when unset.
+		if v, set := inv.GetAttachment(constant.TimeoutKey); !set || v == "" || marked {
 			inv.SetAttachment(constant.TimeoutKey, c.timeout+"ms")
 			inv.SetAttribute(timeoutMark, true)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,8 +81,15 @@ func (BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
 	return []*api.Book{{Name: "Dubbo in Action", Author: by}, {Name: "Go in Action", Author: by}}, nil
 }
 
-// QueryByName returns the named book signed with the serving port.
+// QueryByName returns the named book signed with the serving port. The
+// name "sleep-ms=N" answers after N ms (at most 5 s): a slow call for
+// timeout tests.
 func (BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
+	if ms, ok := strings.CutPrefix(name, "sleep-ms="); ok {
+		if n, err := strconv.Atoi(ms); err == nil && n > 0 {
+			time.Sleep(time.Duration(min(n, 5000)) * time.Millisecond)
+		}
+	}
 	return &api.Book{Name: name, Author: api.ServedBy(servingPort(ctx))}, nil
 }
 

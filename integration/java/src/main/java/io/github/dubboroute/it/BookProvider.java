@@ -44,6 +44,14 @@ public final class BookProvider {
 
         @Override
         public Book queryByName(String name) {
+            // "sleep-ms=N" answers after N ms (at most 5 s): a slow call for timeout tests.
+            if (name != null && name.startsWith("sleep-ms=")) {
+                try {
+                    Thread.sleep(Math.min(5000, Long.parseLong(name.substring(9))));
+                } catch (InterruptedException | NumberFormatException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return new Book(name, servedBy);
         }
     }

@@ -527,3 +527,49 @@ func (p *prepared) reportConfigured(res *Result) {
 		res.Disabled = append(res.Disabled, info)
 	}
 }
+
+// configuredInfo lists what the configurators did in the last evaluated
+// snapshot: the consumer URL, every changed provider, every disabled one.
+func (p *prepared) configuredInfo() []ConfiguredInfo {
+	s := p.snap
+	if s == nil {
+		return nil
+	}
+	by := func(as []configurator.Applied) []string {
+		out := make([]string, 0, len(as))
+		for _, a := range as {
+			out = append(out, configurator.ListNames[a.List]+" "+a.Configurator.Origin.String())
+		}
+		return out
+	}
+	var out []ConfiguredInfo
+	if len(s.ConsumerApplied) > 0 {
+		ci := ConfiguredInfo{ID: "consumer", By: by(s.ConsumerApplied), Params: map[string]string{}}
+		for _, a := range s.ConsumerApplied {
+			for k := range a.Configurator.Params() {
+				if v, ok := s.Consumer.Params[k]; ok {
+					ci.Params[k] = v
+				}
+			}
+		}
+		out = append(out, ci)
+	}
+	for i, pr := range s.Configured {
+		if pr == nil || len(pr.Applied) == 0 {
+			continue
+		}
+		out = append(out, ConfiguredInfo{ID: p.providers[p.member(i)].ID, By: by(pr.Applied), Params: pr.Changed()})
+	}
+	byURL := map[*router.URL]string{}
+	for i, u := range p.urls {
+		byURL[u] = p.providers[i].ID
+	}
+	for _, d := range s.Disabled {
+		ci := ConfiguredInfo{ID: byURL[d.URL], Disabled: true, By: []string{"its own enabled/disabled parameter"}}
+		if d.Provider != nil && len(d.Provider.Applied) > 0 {
+			ci.By, ci.Params = by(d.Provider.Applied), d.Provider.Changed()
+		}
+		out = append(out, ci)
+	}
+	return out
+}

@@ -17,21 +17,32 @@ import (
 	"github.com/dubboroute/dubboroute/rules"
 )
 
-// Dynamic configuration (configurators) on the consumer side is applied by
-// the chain, Java-exactly (package configurator): dubbo-go's registry
-// directory must not apply its own copy as well. dubbo-go builds every
-// configurator through its default configurator factory, for the
-// directory (consumer) and for the registry protocol (provider exports), so
-// the factory is wrapped: on a URL that is not a provider's export (no
-// provider-config attribute) the configurator does nothing. Provider
-// exports keep dubbo-go's own handling.
+// Dynamic configuration (configurators) from the config center is applied
+// on the consumer side by the chain, Java-exactly (package configurator):
+// dubbo-go's registry directory must not apply its own copy as well.
+// dubbo-go builds every configurator through its default configurator
+// factory, for the directory (consumer) and for the registry protocol
+// (provider exports), so the factory is wrapped: a config-center
+// configurator (category dynamicconfigurators or appdynamicconfigurators)
+// does nothing on a URL that is not a provider's export (no provider-config
+// attribute). Provider exports, and registry override:// URLs (category
+// configurators, 2.6 style, which the chain does not read), keep dubbo-go's
+// own handling.
 func init() {
 	inner := dgext.GetDefaultConfiguratorFunc()
 	if inner == nil {
 		return
 	}
 	dgext.SetDefaultConfigurator(func(u *common.URL) config_center.Configurator {
-		return providerOnly{inner(u)}
+		c := inner(u)
+		if u == nil {
+			return c
+		}
+		switch u.GetParam(constant.CategoryKey, "") {
+		case "dynamicconfigurators", "appdynamicconfigurators":
+			return providerOnly{c}
+		}
+		return c
 	})
 }
 

@@ -31,12 +31,10 @@ func (s *stubInvoker) Invoke(_ context.Context, inv base.Invocation) result.Resu
 func TestConfiguredTimeoutReachesInvocation(t *testing.T) {
 	u, _ := common.NewURL("dubbo://10.0.0.1:20880/com.foo.Bar?methods=queryAll&weight=100")
 	in := &stubInvoker{u: u}
-	b := &Binding{configured: map[base.Invoker]*cfgInvoker{}, chain: nil}
-	b.chain = nil
-	c := &cfgInvoker{Invoker: in, base: u, timeout: "1500"}
+	c := &cfgInvoker{Invoker: in, base: u, timeout: "1500", timeoutAttachment: "1500ms"}
 	inv := invocation.NewRPCInvocation("queryAll", nil, nil)
 	c.Invoke(context.Background(), inv)
-	c2 := &cfgInvoker{Invoker: in, base: u, timeout: "700"}
+	c2 := &cfgInvoker{Invoker: in, base: u, timeout: "700", timeoutAttachment: "700ms"}
 	c2.Invoke(context.Background(), inv) // a retry: the previous attempt's value is replaced
 	if len(in.seen) != 2 || in.seen[0] != "1500ms" || in.seen[1] != "700ms" {
 		t.Errorf("timeouts seen: %v", in.seen)
@@ -54,5 +52,4 @@ func TestConfiguredTimeoutReachesInvocation(t *testing.T) {
 	if in.seen[0] != "9ms" {
 		t.Errorf("caller's timeout replaced: %v", in.seen)
 	}
-	_ = b
 }

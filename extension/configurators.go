@@ -141,6 +141,7 @@ func (b *Binding) configure(ivk base.Invoker, changed map[string]string) base.In
 			c.lb = true
 		case k == constant.TimeoutKey:
 			c.timeout = v
+			c.timeoutAttachment = v + "ms"
 		}
 	}
 	c.url = nu
@@ -175,6 +176,9 @@ type cfgInvoker struct {
 	sig     string
 	lb      bool   // a configurator set loadbalance
 	timeout string // configured timeout in milliseconds, "" if none
+	// timeoutAttachment is timeout as the duration dubbo-go's protocol
+	// invoker parses from the attachment, boxed once.
+	timeoutAttachment any
 }
 
 // timeoutMark marks an invocation whose timeout attachment a cfgInvoker set
@@ -196,7 +200,7 @@ func (c *cfgInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Res
 		_, marked := inv.GetAttribute(timeoutMark)
 		// dubbo-go's client puts the per-call option in, empty when unset.
 		if v, set := inv.GetAttachment(constant.TimeoutKey); !set || v == "" || marked {
-			inv.SetAttachment(constant.TimeoutKey, c.timeout+"ms")
+			inv.SetAttachment(constant.TimeoutKey, c.timeoutAttachment)
 			inv.SetAttribute(timeoutMark, true)
 		}
 	}

@@ -46,19 +46,15 @@ func init() {
 	})
 }
 
-// providerOnly is dubbo-go's configurator restricted to provider exports.
+// providerOnly is dubbo-go's configurator for a config-center rule, switched
+// off (the name is historical: dubboroute applies these rules itself on
+// both sides).
 type providerOnly struct{ config_center.Configurator }
 
-// Configure implements config_center.Configurator.
-func (p providerOnly) Configure(u *common.URL) {
-	if u == nil || p.Configurator == nil {
-		return
-	}
-	if _, ok := u.GetAttribute(constant.ProviderConfigKey); !ok {
-		return // a consumer's view: dubboroute's chain configures it
-	}
-	p.Configurator.Configure(u)
-}
+// Configure implements config_center.Configurator: nothing. A consumer's
+// view of a provider is configured by dubboroute's chain, a provider's
+// registration by providerProtocol (provider.go), both Java-exactly.
+func (p providerOnly) Configure(*common.URL) {}
 
 // subscribeConfigurators subscribes <consumer-app>.configurators and
 // <interface>:<version>:<group>.configurators and hands the lists to the

@@ -124,3 +124,51 @@ func TestConfiguratorsOverRPC(t *testing.T) {
 		t.Errorf("after delete: %v", got)
 	}
 }
+
+// registeredParam is a parameter of the provider on port as registered.
+func registeredParam(port int, key string) (string, bool) {
+	for _, s := range memory.Registry.Providers(api.Interface) {
+		u, err := common.NewURL(s)
+		if err == nil && u.Port == strconv.Itoa(port) {
+			return u.GetParam(key, ""), true
+		}
+	}
+	return "", false
+}
+
+// TestProviderSideConfiguratorsReRegister (issue 13): a side: provider item
+// in Dubbo Admin's shape (addresses ip:port) makes a Go provider with the
+// extension re-register with the configured URL, as a Java provider does,
+// so every consumer (Java ones included) sees it; other providers keep
+// theirs; the delete restores the original registration. Top-level
+// enabled is absent: Java reads it as true (dubbo-go's own parser as false).
+func TestProviderSideConfiguratorsReRegister(t *testing.T) {
+	key := api.ProviderApp + ".configurators"
+	cleanup(t, key)
+	a0 := providerAddr(t, p0)
+	if w, _ := registeredParam(p0, "weight"); w != "100" {
+		t.Fatalf("p0 registers weight %q before the rule", w)
+	}
+	memory.PutRule(key, fmt.Sprintf("configVersion: v3.0\nscope: application\nkey: %s\nconfigs:\n- addresses: [%q]\n  side: provider\n  parameters: {weight: \"7\", timeout: \"1234\"}\n", api.ProviderApp, a0))
+	waitFor(t, "p0 re-registered", func() bool { w, _ := registeredParam(p0, "weight"); return w == "7" })
+	if v, _ := registeredParam(p0, "timeout"); v != "1234" {
+		t.Errorf("p0 timeout = %q", v)
+	}
+	if w, _ := registeredParam(p1, "weight"); w != "100" {
+		t.Errorf("p1 changed too: weight %q", w)
+	}
+	n := 0
+	for _, s := range memory.Registry.Providers(api.Interface) {
+		if strings.Contains(s, ":"+strconv.Itoa(p0)+"/") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("p0 is registered %d times", n)
+	}
+	memory.DeleteRule(key)
+	waitFor(t, "p0 restored", func() bool { w, _ := registeredParam(p0, "weight"); return w == "100" })
+	if v, _ := registeredParam(p0, "timeout"); v == "1234" {
+		t.Errorf("delete did not restore p0's timeout")
+	}
+}

@@ -36,6 +36,10 @@ type Options struct {
 	// Registry is "memory://" or "zookeeper://host:port"; empty means no
 	// registry (direct-URL consumers only).
 	Registry string
+	// ConfigCenter is where dynamic configuration (<app>.configurators,
+	// <service>.configurators) is read from; default: Registry's address.
+	// "none" disables it.
+	ConfigCenter string
 	// App is the application name; default api.ProviderApp.
 	App string
 	// Tag is the static dubbo.tag of the provider (empty: untagged).
@@ -155,6 +159,18 @@ func Start(opts Options) (*Provider, error) {
 			return nil, fmt.Errorf("bookfacade provider on port %d: %w", opts.Port, err)
 		}
 		insOpts = append(insOpts, dubbo.WithRegistry(ro...))
+	}
+	if cc := opts.ConfigCenter; cc != "none" {
+		if cc == "" {
+			cc = opts.Registry
+		}
+		if cc != "" {
+			co, err := regconf.ConfigCenter(cc)
+			if err != nil {
+				return nil, fmt.Errorf("bookfacade provider on port %d: config center: %w", opts.Port, err)
+			}
+			insOpts = append(insOpts, dubbo.WithConfigCenter(co...))
+		}
 	}
 	svcOpts := []server.ServiceOption{
 		server.WithInterface(api.Interface),

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"syscall"
 
+	// The extension also makes providers apply Dubbo Admin's side: provider
+	// configurators and re-register, as Java providers do.
+	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
 )
@@ -33,9 +36,10 @@ func main() {
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
+	cc := flag.String("config-center", "", "config center for dynamic configuration (default: the registry's); none to disable")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
+	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)

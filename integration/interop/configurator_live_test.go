@@ -190,4 +190,63 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	if len(goGot) != 4 || len(jGot) != 4 || goFail+jFail != 0 {
 		t.Errorf("after delete: Go %v (%d failed), Java %v (%d failed), want all four providers", goGot, goFail, jGot, jFail)
 	}
+
+	// 6. Provider side: Java Admin's weight item (side: provider, addresses
+	// ip:port) in <provider-app>.configurators for one Go and one Java
+	// provider. Each re-registers itself with weight 0 (the Go one through
+	// the extension), so both consumers stop calling them; the delete
+	// restores the registrations.
+	pkey := "demo-provider.configurators"
+	prule := fmt.Sprintf("configs:\n- addresses:\n  - %s\n  - %s\n  enabled: true\n  parameters:\n    weight: 0\n  side: provider\n  type: weight\nenabled: false\nkey: demo-provider\nscope: application\n", addr(g1.Port), addr(j2))
+	if err := rules.Put(pkey, prule); err != nil {
+		t.Fatal(err)
+	}
+	registered := func(port int) (weights []string) {
+		regs, err := rules.Providers(BookIface)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range regs {
+			if r.URL.Port() == strconv.Itoa(port) {
+				weights = append(weights, r.Param("weight"))
+			}
+		}
+		return weights
+	}
+	if err := harness.Eventually(30*time.Second, func() error {
+		if w := registered(g1.Port); fmt.Sprint(w) != "[0]" {
+			return fmt.Errorf("Go provider %d registered weights %v", g1.Port, w)
+		}
+		if w := registered(j2); fmt.Sprint(w) != "[0]" {
+			return fmt.Errorf("Java provider %d registered weights %v", j2, w)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the Go consumer's registry notification
+	goGot, goFail = goCounts(200, harness.QueryAll)
+	jGot, jFail = javaCounts(javaRun(200))
+	t.Logf("provider-side weight 0 on %d (Go) and %d (Java): Go consumer %v, Java consumer %v", g1.Port, j2, goGot, jGot)
+	for who, got := range map[string]map[string]int{"Go": goGot, "Java": jGot} {
+		if got[strconv.Itoa(g1.Port)] != 0 || got[strconv.Itoa(j2)] != 0 || len(got) != 2 {
+			t.Errorf("provider-side weight 0: %s consumer served %v, want only %d and %d", who, got, j1, g2.Port)
+		}
+	}
+	if goFail+jFail != 0 {
+		t.Errorf("provider-side weight 0: %d Go and %d Java calls failed", goFail, jFail)
+	}
+	if err := rules.Delete(pkey); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.Eventually(30*time.Second, func() error {
+		for _, p := range []int{g1.Port, j2} {
+			if w := registered(p); fmt.Sprint(w) != "[100]" {
+				return fmt.Errorf("provider %d registered weights %v after the delete", p, w)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Error(err)
+	}
 }

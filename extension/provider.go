@@ -209,3 +209,28 @@ func (pe *providerExport) apply() {
 	logger.Infof("[dubboroute] provider %s re-registered after configurators: %s", next.Location, next.String())
 	pe.current = next
 }
+
+// UnregisterRegistries implements dubbo-go's graceful-shutdown capability:
+// registrations dubboroute replaced are removed first, then dubbo-go's own
+// (its attempt on a replaced one only logs that it is not registered).
+func (p *providerProtocol) UnregisterRegistries() {
+	p.mu.Lock()
+	exports := append([]*providerExport(nil), p.exports...)
+	p.mu.Unlock()
+	for _, pe := range exports {
+		pe.mu.Lock()
+		for _, c := range pe.cancel {
+			c()
+		}
+		pe.cancel = nil
+		if pe.current.String() != pe.original.String() {
+			if err := pe.reg.UnRegister(pe.current); err != nil {
+				logger.Warnf("[dubboroute] provider %s: unregister the configured URL: %v", pe.current.Location, err)
+			}
+		}
+		pe.mu.Unlock()
+	}
+	if u, ok := p.Protocol.(base.RegistryUnregisterer); ok {
+		u.UnregisterRegistries()
+	}
+}

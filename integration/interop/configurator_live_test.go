@@ -3,10 +3,13 @@ package interop
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
 	"github.com/dubboroute/dubboroute/integration/zk"
@@ -40,7 +43,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	rules := harness.DialRules(t, srv.Addr())
 	reg := "zookeeper://" + srv.Addr()
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
-	j2 := javaProvider(t, srv.Addr(), "demo-provider", "")
+	j2 := javaProviderWithConfigCenter(t, srv.Addr())
 	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
 	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
@@ -196,11 +199,11 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// provider. Each re-registers itself with weight 0 (the Go one through
 	// the extension), so both consumers stop calling them; the delete
 	// restores the registrations.
+	// The Java provider matches its own (bound) host, not the loopback
+	// address the test registers it under: name both.
 	pkey := "demo-provider.configurators"
-	prule := fmt.Sprintf("configs:\n- addresses:\n  - %s\n  - %s\n  enabled: true\n  parameters:\n    weight: 0\n  side: provider\n  type: weight\nenabled: false\nkey: demo-provider\nscope: application\n", addr(g1.Port), addr(j2))
-	if err := rules.Put(pkey, prule); err != nil {
-		t.Fatal(err)
-	}
+	prule := fmt.Sprintf("configs:\n- addresses:\n  - %s\n  - %s\n  - %s:%d\n  enabled: true\n  parameters:\n    weight: 0\n  side: provider\n  type: weight\nenabled: false\nkey: demo-provider\nscope: application\n",
+		addr(g1.Port), addr(j2), common.GetLocalIp(), j2)
 	registered := func(port int) (weights []string) {
 		regs, err := rules.Providers(BookIface)
 		if err != nil {
@@ -212,6 +215,10 @@ func TestConfiguratorLiveParity(t *testing.T) {
 			}
 		}
 		return weights
+	}
+	before := map[int]string{g1.Port: fmt.Sprint(registered(g1.Port)), j2: fmt.Sprint(registered(j2))}
+	if err := rules.Put(pkey, prule); err != nil {
+		t.Fatal(err)
 	}
 	if err := harness.Eventually(30*time.Second, func() error {
 		if w := registered(g1.Port); fmt.Sprint(w) != "[0]" {
@@ -241,12 +248,35 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	}
 	if err := harness.Eventually(30*time.Second, func() error {
 		for _, p := range []int{g1.Port, j2} {
-			if w := registered(p); fmt.Sprint(w) != "[100]" {
-				return fmt.Errorf("provider %d registered weights %v after the delete", p, w)
+			if w := fmt.Sprint(registered(p)); w != before[p] {
+				return fmt.Errorf("provider %d registered weights %v after the delete, %v before the rule", p, w, before[p])
 			}
 		}
 		return nil
 	}); err != nil {
 		t.Error(err)
 	}
+}
+
+// javaProviderWithConfigCenter is javaProvider with --config-center: it
+// reads dynamic configuration from ZooKeeper, as a Java provider managed by
+// Dubbo Admin does.
+func javaProviderWithConfigCenter(t *testing.T, zkAddr string) int {
+	t.Helper()
+	jar, err := Jar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := harness.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider",
+		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", "demo-provider", "--register-host", "127.0.0.1", "--config-center")
+	p := harness.Start(t, harness.ProcOptions{Name: "java-provider:" + strconv.Itoa(port), Path: "java", Args: args})
+	if _, err := p.WaitLine(regexp.MustCompile(`(?m)^READY \d+$`), 120*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(10 * time.Second) })
+	return port
 }

@@ -33,6 +33,15 @@ type Options struct {
 	// retries). Called off the hot path, before Adapt; it must return the
 	// same value for the same invoker and parameters.
 	Configure func(ivk base.Invoker, changed map[string]string) base.Invoker
+	// Dropped, if set, reports the providers the registry delivered but
+	// that were dropped before they reached the chain (protocol mismatch,
+	// for example); a NoProviderError names them. Called only when a call
+	// finds no provider.
+	Dropped func() []Dropped
+	// OnNoProvider, if set, is called by List with every "no provider"
+	// answer it hands out (off the hot path: only calls that found no
+	// provider pay for it). The console keeps the last few.
+	OnNoProvider func(*NoProviderError)
 }
 
 // Chain is the router chain of one consumer reference. Writers (SetInvokers,
@@ -308,5 +317,12 @@ func (c *Chain) List(inv base.Invocation) []base.Invoker {
 	trace := &router.Trace{}
 	call := CallOf(inv)
 	s.RouteSet(&call, trace, nil)
-	return []base.Invoker{newNoProviderInvoker(c.opts.Name, s, call.Method, trace)}
+	np := newNoProviderInvoker(c.opts.Name, s, call.Method, trace)
+	if c.opts.Dropped != nil {
+		np.err.Dropped = c.opts.Dropped()
+	}
+	if c.opts.OnNoProvider != nil {
+		c.opts.OnNoProvider(np.err)
+	}
+	return []base.Invoker{np}
 }

@@ -3,6 +3,7 @@ package cluster
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,6 +198,39 @@ func TestListNoProviderCarriesTrace(t *testing.T) {
 	}
 	if got := c.List(call("queryAll", map[string]any{})); len(got) != 1 {
 		t.Errorf("List length %d", len(got))
+	}
+}
+
+func TestNoProviderNamesDroppedProviders(t *testing.T) {
+	var dropped []Dropped
+	for i := 0; i < 7; i++ {
+		dropped = append(dropped, Dropped{Address: "127.0.0.1:2088" + strconv.Itoa(i), Reason: `protocol "dubbo", the reference wants "tri"`})
+	}
+	c := New(consumerURL("demo-consumer1"), Options{Name: iface, Dropped: func() []Dropped { return dropped }})
+	e, ok := AsNoProvider(c.List(call("queryAll", nil)))
+	if !ok {
+		t.Fatal("no providers: List must answer with the no-provider invoker")
+	}
+	msg := e.Error()
+	for _, want := range []string{
+		"after routing 0 providers",
+		`7 provider(s) dropped before routing: 127.0.0.1:20880 (protocol "dubbo", the reference wants "tri"), 127.0.0.1:20881`,
+		"127.0.0.1:20884 (", "and 2 more",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "127.0.0.1:20885") {
+		t.Errorf("error %q lists more than %d dropped providers", msg, maxDroppedShown)
+	}
+	dropped = nil
+	e, _ = AsNoProvider(c.List(call("queryAll", nil)))
+	if strings.Contains(e.Error(), "dropped") {
+		t.Errorf("nothing dropped, but the error says %q", e.Error())
+	}
+	if want := "the registry delivered no provider of " + iface + ` with group "", version ""`; !strings.Contains(e.Error(), want) {
+		t.Errorf("error %q lacks %q", e.Error(), want)
 	}
 }
 

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -23,12 +24,51 @@ type NoProviderError struct {
 	Generation uint64
 	// Trace is the routing decision, router by router.
 	Trace *router.Trace
+	// Dropped are providers the registry delivered that never reached the
+	// chain, with why (see Options.Dropped).
+	Dropped []Dropped
+	// Wanted is what the reference asked the registry for (group, version,
+	// protocol), named when no provider reached the chain at all: dubbo-go's
+	// registries drop providers of other groups and versions before any
+	// listener sees them.
+	Wanted string
 }
+
+// Dropped is a provider that was dropped before routing.
+type Dropped struct {
+	// Address is the provider's host:port.
+	Address string
+	// Reason says why, e.g. `protocol "dubbo", the reference wants "tri"`.
+	Reason string
+}
+
+// maxDroppedShown bounds how many dropped providers an error lists.
+const maxDroppedShown = 5
 
 // Error implements error.
 func (e *NoProviderError) Error() string {
-	return fmt.Sprintf("dubboroute: no provider available for %s.%s after routing %d providers (snapshot %d): %s",
+	msg := fmt.Sprintf("dubboroute: no provider available for %s.%s after routing %d providers (snapshot %d): %s",
 		e.Service, e.Method, e.Providers, e.Generation, e.Trace.String())
+	if len(e.Dropped) == 0 {
+		if e.Providers == 0 && e.Wanted != "" {
+			msg += "; the registry delivered no provider of " + e.Wanted
+		}
+		return msg
+	}
+	var b strings.Builder
+	b.WriteString(msg)
+	fmt.Fprintf(&b, "; %d provider(s) dropped before routing:", len(e.Dropped))
+	for i, d := range e.Dropped {
+		if i == maxDroppedShown {
+			fmt.Fprintf(&b, " and %d more", len(e.Dropped)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s (%s)", d.Address, d.Reason)
+	}
+	return b.String()
 }
 
 // noProviderInvoker stands in for the empty routed list so that the
@@ -38,7 +78,7 @@ type noProviderInvoker struct {
 	err *NoProviderError
 }
 
-func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router.Trace) base.Invoker {
+func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router.Trace) *noProviderInvoker {
 	var u *common.URL
 	if len(s.Invokers) > 0 {
 		u = s.Invokers[0].GetURL()
@@ -48,6 +88,7 @@ func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router
 	}
 	return &noProviderInvoker{url: u, err: &NoProviderError{
 		Service: name, Method: method, Providers: len(s.Invokers), Generation: s.Generation, Trace: trace,
+		Wanted: wanted(s.Consumer),
 	}}
 }
 
@@ -76,4 +117,17 @@ func AsNoProvider(invokers []base.Invoker) (*NoProviderError, bool) {
 		return nil, false
 	}
 	return n.err, true
+}
+
+// wanted describes the providers a consumer subscribes to: interface,
+// group, version and protocol as its URL says.
+func wanted(c *router.URL) string {
+	if c == nil {
+		return ""
+	}
+	proto := c.Param("protocol")
+	if proto == "" {
+		proto = "any"
+	}
+	return fmt.Sprintf("%s with group %q, version %q, protocol %s", c.Interface(), c.Param("group"), c.Param("version"), proto)
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -35,10 +37,58 @@ type Binding struct {
 	static      [4]cluster.RuleRef
 	dynamic     [4]cluster.RuleRef
 	cancelApp   []func()
+	cancelRef   []func() // the service and consumer-app subscriptions
 	adapted     map[base.Invoker]base.Invoker
 
 	cfg        configurator.Lists // <consumer-app>.configurators, <svc>.configurators
 	configured map[base.Invoker]*cfgInvoker
+	closed     bool
+
+	metrics *chainMetrics
+	noProv  noProviders
+
+	// Startup: until the registry delivered the first providers (or
+	// StartupWait passed since the binding was built) a call waits for them,
+	// as a Java consumer's refer waits for its synchronous first notify.
+	created   time.Time
+	ready     atomic.Bool
+	readyCh   chan struct{}
+	readyOnce sync.Once
+	settle    *time.Timer // b.mu
+}
+
+// StartupSettle is how long the registry must stay quiet after delivering
+// providers before a new reference's first calls go ahead: dubbo-go's
+// ZooKeeper registry notifies the providers present at subscription one
+// event each, so the first event is rarely the whole list.
+var StartupSettle = 150 * time.Millisecond
+
+// StartupWait bounds how long the first calls of a new reference wait for
+// the registry's first providers (see StartupSettle). dubbo-go subscribes in
+// a goroutine, so without it a call made right after dubbo.Load finds no
+// provider, or only some; Java Dubbo's registries notify the whole list
+// before refer returns.
+var StartupWait = 3 * time.Second
+
+// awaitProviders blocks until the first providers arrived or StartupWait
+// has passed since the binding was built; later calls never wait.
+func (b *Binding) awaitProviders() {
+	if left := StartupWait - time.Since(b.created); left > 0 {
+		t := time.NewTimer(left)
+		select {
+		case <-b.readyCh:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	b.markReady()
+}
+
+func (b *Binding) markReady() {
+	b.readyOnce.Do(func() {
+		b.ready.Store(true)
+		close(b.readyCh)
+	})
 }
 
 // Chain returns the binding's router chain (for explain and tests).
@@ -80,22 +130,28 @@ func newBinding(u *common.URL) *Binding {
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
 		configured:  map[base.Invoker]*cfgInvoker{},
+		created:     time.Now(),
+		readyCh:     make(chan struct{}),
 	}
+	b.metrics = newChainMetrics(b.iface)
 	b.chain = cluster.New(consumer, cluster.Options{
-		Name:      b.iface,
-		Observer:  newChainMetrics(b.iface),
-		Adapt:     b.adapt,
-		Configure: b.configure,
+		Name:         b.iface,
+		Observer:     b.metrics,
+		Adapt:        b.adapt,
+		Configure:    b.configure,
+		Dropped:      func() []cluster.Dropped { return droppedFor(u) },
+		OnNoProvider: b.noProv.add,
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots
 	// Java subscribes the service and consumer-app keys when the router is
 	// built (the provider-app keys on the first address notification).
-	svc, _ := store.subscribe(serviceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
-	app, _ := store.subscribe(b.consumerApp+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
+	svc, c1 := store.subscribe(serviceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
+	app, c2 := store.subscribe(b.consumerApp+ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
 		b.setDynamic(cluster.SlotConsumerApp, r)
 		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
 	})
+	b.cancelRef = []func(){c1, c2}
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
 	b.dynamic[cluster.SlotProviderApp] = app
@@ -105,6 +161,30 @@ func newBinding(u *common.URL) *Binding {
 	bindings[b.iface] = append(bindings[b.iface], b)
 	bindingsMu.Unlock()
 	return b
+}
+
+// release ends a binding that routes nothing: its rule subscriptions are
+// cancelled and it leaves Bindings. Used for the chain dubbo-go builds for
+// its outer join of per-registry invokers (see passThrough).
+func (b *Binding) release() {
+	b.mu.Lock()
+	for _, c := range append(b.cancelRef, b.cancelApp...) {
+		c()
+	}
+	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
+	b.mu.Unlock()
+	bindingsMu.Lock()
+	defer bindingsMu.Unlock()
+	list := bindings[b.iface]
+	for i, x := range list {
+		if x == b {
+			bindings[b.iface] = append(list[:i:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(bindings[b.iface]) == 0 {
+		delete(bindings, b.iface)
+	}
 }
 
 // consumerView is the consumer URL routing sees, as dubbo-go's registry
@@ -168,6 +248,9 @@ func (b *Binding) publishRules() {
 func (b *Binding) setInvokers(invokers []base.Invoker) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
 	b.chain.SetInvokers(invokers)
 	app := ""
 	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
@@ -175,6 +258,13 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	}
 	if app != "" && app != b.providerApp {
 		b.switchProviderApp(app)
+	}
+	if len(invokers) > 0 && !b.ready.Load() {
+		if b.settle == nil {
+			b.settle = time.AfterFunc(StartupSettle, b.markReady)
+		} else {
+			b.settle.Reset(StartupSettle)
+		}
 	}
 }
 
@@ -326,8 +416,12 @@ func (r *bindingRouter) SetStaticConfig(cfg *global.RouterConfig) {
 // it directly once the cluster wrapper installed it.
 type dgChain struct{ b *Binding }
 
-// Route implements dubbo-go's router.Chain: lock-free, allocation-free.
+// Route implements dubbo-go's router.Chain: lock-free, allocation-free
+// (once the first providers arrived: see StartupWait).
 func (c *dgChain) Route(_ *common.URL, inv base.Invocation) []base.Invoker {
+	if !c.b.ready.Load() {
+		c.b.awaitProviders()
+	}
 	return c.b.chain.List(inv)
 }
 

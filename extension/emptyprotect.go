@@ -113,15 +113,33 @@ type protectingListener struct {
 	live    map[string]bool                   // providers the directory has, not pending removal
 	pending map[string]*time.Timer            // deletes waiting out the grace period
 	held    map[string]*registry.ServiceEvent // deletes held back by empty protection
+	marks   map[string]holdMark               // when each pending or held delete arrived (for the console)
 
 	out sync.Mutex // serialises calls into inner
 }
 
+// holdMark is a delete that is being held back: the event and when it came.
+type holdMark struct {
+	ev    *registry.ServiceEvent
+	since time.Time
+}
+
 func newProtectingListener(inner registry.NotifyListener, grace time.Duration) *protectingListener {
-	return &protectingListener{
+	l := &protectingListener{
 		inner: inner, grace: grace,
 		live: map[string]bool{}, pending: map[string]*time.Timer{}, held: map[string]*registry.ServiceEvent{},
+		marks: map[string]holdMark{},
 	}
+	protectors.Lock()
+	protectors.list = append(protectors.list, l)
+	protectors.Unlock()
+	return l
+}
+
+// protectors are every protecting listener of the process (for Holds).
+var protectors struct {
+	sync.Mutex
+	list []*protectingListener
 }
 
 // Notify implements registry.NotifyListener.
@@ -163,6 +181,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 			return l.removeLocked(key, ev)
 		}
 		l.pending[key] = time.AfterFunc(l.grace, func() { l.expire(key, ev) })
+		l.marks[key] = holdMark{ev: ev, since: now()}
 		return nil
 	}
 	// Add or update.
@@ -172,6 +191,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 		logger.Infof("[dubboroute] provider %s registered again within %s; its invoker was kept", ev.Service.Location, l.grace)
 	}
 	delete(l.held, key) // a held provider that came back was never removed
+	delete(l.marks, key)
 	l.live[key] = true
 	out := []*registry.ServiceEvent{ev}
 	// The list is non-empty again: deletes held back for other providers are
@@ -204,6 +224,9 @@ func (l *protectingListener) removeLocked(key string, ev *registry.ServiceEvent)
 	delete(l.live, key)
 	if len(l.live) == 0 {
 		l.held[key] = ev
+		if _, ok := l.marks[key]; !ok {
+			l.marks[key] = holdMark{ev: ev, since: now()}
+		}
 		logger.Warnf("[dubboroute] empty protection: provider %s left the registry, but it was the last one; keeping it until another provider registers", ev.Service.Location)
 		return nil
 	}
@@ -231,6 +254,7 @@ func (l *protectingListener) NotifyAll(events []*registry.ServiceEvent, callback
 	l.live = map[string]bool{}
 	l.pending = map[string]*time.Timer{}
 	l.held = map[string]*registry.ServiceEvent{}
+	l.marks = map[string]holdMark{}
 	for _, e := range events {
 		if e != nil && e.Service != nil && e.Action != remoting.EventTypeDel {
 			l.live[e.Key()] = true

@@ -71,13 +71,19 @@ func init() {
 	// would race with it: base.Directory.RouterChain reads without a lock).
 	// dubbo-go looks directories up by the registry's protocol and falls back
 	// to the default, which is what interface-level registries use.
-	dgext.SetDefaultRegistryDirectory(installing(protected(regdir.NewRegistryDirectory)))
-	dgext.SetDirectory(constant.RegistryProtocol, installing(protected(regdir.NewRegistryDirectory)))
-	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(regdir.NewServiceDiscoveryRegistryDirectory))
+	dgext.SetDefaultRegistryDirectory(installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
+	dgext.SetDirectory(constant.RegistryProtocol, installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
+	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(observed(regdir.NewServiceDiscoveryRegistryDirectory)))
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }
 
-func installing(newDir func(*common.URL, registry.Registry) (directory.Directory, error)) func(*common.URL, registry.Registry) (directory.Directory, error) {
+// dirType and dirFactory are dubbo-go's directory constructor shape.
+type (
+	dirType    = directory.Directory
+	dirFactory = func(*common.URL, registry.Registry) (directory.Directory, error)
+)
+
+func installing(newDir dirFactory) dirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
 		dir, err := newDir(u, r)
 		if err == nil && dir != nil {
@@ -89,7 +95,7 @@ func installing(newDir func(*common.URL, registry.Registry) (directory.Directory
 
 // protected makes an interface-level registry directory subscribe through
 // the empty-protection filter (see protectedRegistry).
-func protected(newDir func(*common.URL, registry.Registry) (directory.Directory, error)) func(*common.URL, registry.Registry) (directory.Directory, error) {
+func protected(newDir dirFactory) dirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
 		return newDir(u, protect(r))
 	}
@@ -129,9 +135,71 @@ type chainHolder interface {
 
 // Join implements dubbo-go's cluster.Cluster.
 func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
-	Install(dir)
-	return w.inner.Join(dir)
+	if joinsRegistries(dir) {
+		passThrough(dir)
+	} else {
+		Install(dir)
+	}
+	ivk := w.inner.Join(dir)
+	if ivk == nil {
+		return nil
+	}
+	return &laneClusterInvoker{Invoker: ivk}
 }
+
+// joinsRegistries reports whether dir is dubbo-go's outer join of one
+// cluster invoker per registry (registry-type all, or several registries):
+// a static directory whose invokers carry registry URLs. Only the provider
+// lists inside each registry's directory are routed; this outer list is a
+// choice between registries (zone-aware), and routing it would match rules
+// against registry addresses and take the consumer for the provider app.
+func joinsRegistries(dir directory.Directory) bool {
+	switch dir.(type) {
+	case *regdir.RegistryDirectory, *regdir.ServiceDiscoveryRegistryDirectory:
+		return false
+	}
+	u := dir.GetURL()
+	return u != nil && (u.Protocol == constant.RegistryProtocol || u.Protocol == constant.ServiceRegistryProtocol)
+}
+
+// passThrough replaces the router chain dubbo-go built for a registry-level
+// join by one that returns the per-registry invokers unchanged, and
+// releases the binding dubbo-go's chain created for it.
+func passThrough(dir directory.Directory) {
+	h, ok := dir.(chainHolder)
+	if !ok {
+		return
+	}
+	cur := h.RouterChain()
+	if cur == nil {
+		return
+	}
+	if _, done := cur.(passChain); done {
+		return
+	}
+	p := &probe{}
+	inv := invocation.NewRPCInvocation("$dubboroute.probe", nil, nil)
+	inv.SetAttribute(probeKey, p)
+	all := cur.Route(dir.GetURL(), inv)
+	if p.b != nil {
+		p.b.release()
+	}
+	h.SetRouterChain(passChain{invokers: all})
+	logger.Debugf("[dubboroute] %s: %d registries joined; routing happens inside each registry's directory", dir.GetURL().Service(), len(all))
+}
+
+// passChain is the router chain of a registry-level join: no routing.
+type passChain struct{ invokers []base.Invoker }
+
+// Route implements dubbo-go's router.Chain.
+func (c passChain) Route(*common.URL, base.Invocation) []base.Invoker { return c.invokers }
+
+// SetInvokers implements dubbo-go's router.Chain; a static join's invokers
+// never change.
+func (passChain) SetInvokers([]base.Invoker) {}
+
+// AddRouters implements dubbo-go's router.Chain.
+func (passChain) AddRouters([]dgrouter.PriorityRouter) {}
 
 // Install replaces the dubbo-go RouterChain of a directory (registry or
 // static) by its dubboroute binding's chain and returns the binding; nil if

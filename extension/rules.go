@@ -4,8 +4,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
+	"dubbo.apache.org/dubbo-go/v3/common"
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
 	"dubbo.apache.org/dubbo-go/v3/config_center"
 	"dubbo.apache.org/dubbo-go/v3/remoting"
@@ -40,6 +42,17 @@ type keyState struct {
 	gray    *gray.Rule
 	subs    map[int]func(cluster.RuleRef)
 	nextID  int
+
+	// ZooKeeper config centers (zkRuleWatch): the node data version last
+	// applied.
+	zkRead    bool
+	zkVersion int32
+
+	// What the console shows: the text of the rule in force, when it was
+	// accepted (or deleted), and the last update that was not applied.
+	content  string
+	accepted time.Time
+	rejected *Rejection
 }
 
 // ruleStore subscribes each key once per process and fans changes out.
@@ -89,6 +102,9 @@ func (ks *keyState) listen() {
 		return
 	} else if loaded {
 		listening.Store(ks.key, dc) // a new config center replaced the old one
+	}
+	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.zkRuleWatch(d.GetURL()) {
+		return
 	}
 	dc.AddListener(ks.key, ks)
 	content, err := dc.GetRule(ks.key)
@@ -181,6 +197,7 @@ func (ks *keyState) apply(content string, event bool) {
 		ks.ref = cluster.RuleRef{Key: ks.key}
 		ks.gray = nil
 		ks.rev++
+		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if ks.kind == rules.KindGray {
@@ -195,6 +212,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	parsed, err := rules.Parse(ks.kind, content)
 	if err != nil {
+		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
 		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
@@ -210,6 +228,7 @@ func (ks *keyState) apply(content string, event bool) {
 	ref.Version = version + "#" + strconv.Itoa(ks.rev)
 	ks.ref = ref
 	ks.gray = gr
+	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {

@@ -29,3 +29,15 @@ ensure_zookeeper() {
   fi
   export ZOOKEEPER_HOME=/usr/share/zookeeper
 }
+
+# ensure_chromium installs Debian's chromium package when it is missing: the
+# route console's browser test (integration/console, TestConsoleInBrowser)
+# drives headless Chromium over the DevTools protocol on loopback.
+ensure_chromium() {
+  if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
+    log "installing Chromium (Debian package chromium)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium >/dev/null
+  fi
+}

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 
 ensure_zookeeper
+ensure_chromium
 
 log "Java interop build (Maven; offline first, Maven Central on first run)"
 bash integration/java/build.sh

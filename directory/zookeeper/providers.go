@@ -19,6 +19,9 @@ type Providers struct {
 	Path string
 	// URLs are the providers that parse, in node-name order.
 	URLs []*router.URL
+	// Nodes are the child node names of URLs (URL-encoded), in the same
+	// order.
+	Nodes []string
 	// Invalid are the child nodes whose names do not decode and parse as a
 	// provider URL; they are left out of URLs (and logged once).
 	Invalid []InvalidProvider
@@ -102,6 +105,7 @@ func (w *providerWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 			continue
 		}
 		p.URLs = append(p.URLs, u)
+		p.Nodes = append(p.Nodes, name)
 	}
 	w.c.log.Debug("zookeeper: providers changed", "path", w.path, "providers", len(p.URLs), "invalid", len(p.Invalid))
 	select {

@@ -18,24 +18,35 @@
 //   - TestZooKeeperOutage: 250 calls/s while ZooKeeper is stopped for 20 s
 //     and restarted: no call fails, and a rule written after the restart
 //     routes within 5 s.
+//
 //   - TestProviderLoss: one of two providers SIGKILLed under 250 calls/s
 //     with the default failover retries (2): no call fails, and it leaves
 //     the route (explain) once its ZooKeeper session expires.
+//
 //   - TestMalformedRules: 48 malformed condition, tag and gray rules
 //     (corpus_test.go; TestCorpusIsMalformed checks them against the
 //     parsers in process) pushed one after another under 220 calls/s of
 //     four kinds: each refused with a consumer log line naming key and line,
 //     every call routed by the last good rules; then empty content, which is
 //     a delete, deletes each rule.
+//
 //   - TestRuleChurn: 20 single-key rule updates per second for 30 s,
 //     alternating between two rule sets, under 550 calls/s: no failure, no
 //     call on a provider neither rule set allows, every snapshot a state of
 //     one of them, every call served as its snapshot routes it, no race, no
 //     panic, no goroutine leak.
+//
 //   - TestBlacklistsHold: a consumer blacklisted by host at the service,
 //     consumer-app or provider-app level gets no provider in any of 108
 //     combinations of tag rule, gray rule, dubbo.tag/force and gray or
 //     normal user, while the same calls without the blacklist are served.
+//
+//   - TestEnsembleFaults: a 3-member ensemble (integration/zk.StartEnsemble)
+//     under 250 calls/s: the leader killed, the consumer's sessions moved to
+//     another member, two of three members down for 8 s, the consumer's
+//     session expired while a rule changed: no call fails, rules written
+//     after each fault route (within 2 s after an election), and the rule
+//     written during the expiry is not lost.
 //
 // Each test logs its measured counts (calls, failures, rates, rules
 // rejected, updates accepted). Run with `go test -race ./integration/fault`

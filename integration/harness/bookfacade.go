@@ -37,6 +37,9 @@ type ProviderOptions struct {
 	App string
 	// Tag is the static dubbo.tag; empty: untagged.
 	Tag string
+	// RegistryType is the provider's -registry-type (interface, service,
+	// all, default); empty: interface.
+	RegistryType string
 	// Params are extra URL parameters (-param k=v), e.g. status=gray.
 	Params map[string]string
 	// LogLevel is dubbo-go's log level; default warn.
@@ -76,6 +79,9 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 		}
 		if opts.Tag != "" {
 			args = append(args, "-tag", opts.Tag)
+		}
+		if opts.RegistryType != "" {
+			args = append(args, "-registry-type", opts.RegistryType)
 		}
 		keys := make([]string, 0, len(opts.Params))
 		for k := range opts.Params {
@@ -117,11 +123,17 @@ type ConsumerOptions struct {
 	Retries int
 	// Tag is the consumer's static dubbo.tag.
 	Tag string
+	// RegistryType is the consumer's -registry-type (interface, service,
+	// all, default); empty: interface.
+	RegistryType string
 	// LogLevel is dubbo-go's log level; default info, so that accepted
 	// rule changes are logged too.
 	LogLevel string
 	// Env is added to the process environment.
 	Env []string
+	// Console starts dubboroute's route console on a free loopback port
+	// (Consumer.ConsoleURL).
+	Console bool
 }
 
 // Consumer is a running cmd/consumer, driven over HTTP.
@@ -130,10 +142,15 @@ type Consumer struct {
 	// App is the consumer application; BaseURL its HTTP endpoint.
 	App     string
 	BaseURL string
-	client  *http.Client
+	// ConsoleURL is the route console's page ("" unless started with one).
+	ConsoleURL string
+	client     *http.Client
 }
 
-var consumerReady = regexp.MustCompile(`(?m)^READY \S+ http (\S+)$`)
+var (
+	consumerReady = regexp.MustCompile(`(?m)^READY \S+ http (\S+)$`)
+	consoleLine   = regexp.MustCompile(`(?m)^CONSOLE (\S+)$`)
+)
 
 // StartConsumer starts a consumer process with its HTTP endpoint on a free
 // 127.0.0.1 port and waits for its READY line. It fails t otherwise. The
@@ -154,12 +171,26 @@ func StartConsumer(t testing.TB, bins *Binaries, opts ConsumerOptions) *Consumer
 	if opts.Tag != "" {
 		args = append(args, "-tag", opts.Tag)
 	}
+	if opts.RegistryType != "" {
+		args = append(args, "-registry-type", opts.RegistryType)
+	}
+	if opts.Console {
+		args = append(args, "-console", net.JoinHostPort(Host, "0"))
+	}
 	p := Start(t, ProcOptions{Name: "consumer:" + opts.App, Path: bins.Consumer, Args: args, Env: opts.Env})
 	m, err := p.WaitLine(consumerReady, ReadyTimeout)
 	if err != nil {
 		t.Fatalf("start consumer: %v", err)
 	}
-	return &Consumer{Proc: p, App: opts.App, BaseURL: "http://" + m[1], client: &http.Client{Timeout: 15 * time.Second}}
+	c := &Consumer{Proc: p, App: opts.App, BaseURL: "http://" + m[1], client: &http.Client{Timeout: 15 * time.Second}}
+	if opts.Console {
+		cm, err := p.WaitLine(consoleLine, ReadyTimeout)
+		if err != nil {
+			t.Fatalf("start consumer: console: %v", err)
+		}
+		c.ConsoleURL = cm[1]
+	}
+	return c
 }
 
 // Call is one request to a consumer's HTTP endpoint.

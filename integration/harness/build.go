@@ -104,6 +104,10 @@ func goTool() (string, error) {
 	return p, nil
 }
 
+// RemoveAtExit makes Main remove dir after the tests ran (for build
+// outputs that several tests of a binary share).
+func RemoveAtExit(dir string) { rememberDir(dir) }
+
 func rememberDir(dir string) {
 	buildDirs.Lock()
 	buildDirs.dirs = append(buildDirs.dirs, dir)

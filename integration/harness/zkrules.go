@@ -24,12 +24,13 @@ type Rules struct {
 	Conn *gozk.Conn
 }
 
-// DialRules connects to the ZooKeeper at addr (host:port) for t and closes
+// DialRules connects to the ZooKeeper at addr (host:port, or an ensemble
+// host:port,host:port,...) for t and closes
 // the connection when t ends. It fails t if no session is established
 // within 10 s.
 func DialRules(t testing.TB, addr string) *Rules {
 	t.Helper()
-	conn, events, err := gozk.Connect([]string{addr}, 10*time.Second, gozk.WithLogInfo(false))
+	conn, events, err := gozk.Connect(strings.Split(addr, ","), 10*time.Second, gozk.WithLogInfo(false))
 	if err != nil {
 		t.Fatalf("harness: connect ZooKeeper %s: %v", addr, err)
 	}

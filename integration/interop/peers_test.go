@@ -35,6 +35,13 @@ var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms
 // only: --register-host) and waits for its READY line.
 func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 	t.Helper()
+	return javaProviderMode(t, zkAddr, "interface", app, tag, params...)
+}
+
+// javaProviderMode is javaProvider with Java's register mode (interface,
+// instance or all).
+func javaProviderMode(t *testing.T, zkAddr, mode, app, tag string, params ...string) int {
+	t.Helper()
 	jar, err := Jar()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 		t.Fatal(err)
 	}
 	args := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider",
-		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1")
+		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode)
 	if tag != "" {
 		args = append(args, "--tag", tag)
 	}
@@ -393,6 +400,16 @@ func TestMixedFleetParity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	checkParity(t, srv.Addr(), c)
+}
+
+// checkParity routes the deterministic tag and method scenarios with the Go
+// consumer c (its eligible set from explain, and real calls) and with a Java
+// BookConsumer (Java Dubbo's own routers, javaArgs added to its command
+// line), and fails t where the Java consumer's served set differs from the
+// Go consumer's eligible set, or the Go consumer is served outside it.
+func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, javaArgs ...string) {
+	t.Helper()
 	scenarios := []struct {
 		name   string
 		method string
@@ -431,7 +448,7 @@ func TestMixedFleetParity(t *testing.T) {
 		if sc.force {
 			args = append(args, "--attach", "dubbo.force.tag=true")
 		}
-		javaSet := servedSet(javaConsumer(t, srv.Addr(), args...))
+		javaSet := servedSet(javaConsumer(t, zkAddr, append(args, javaArgs...)...))
 		// Java serves what it routes to: every eligible provider is reached
 		// within the calls (the sample's Go providers publish Java's default
 		// weight 100, so Java's RandomLoadBalance picks them like its own).

@@ -47,6 +47,19 @@ func NewProxy(target string) (*Proxy, error) {
 	return p, nil
 }
 
+// Active is the number of client connections the proxy forwards now.
+func (p *Proxy) Active() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for c := range p.conns {
+		if c.LocalAddr().String() == p.ln.Addr().String() {
+			n++ // accepted from a client (the upstream side dials out)
+		}
+	}
+	return n
+}
+
 // Addr is the address clients should dial.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 

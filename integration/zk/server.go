@@ -53,6 +53,13 @@ type Options struct {
 	// StartTimeout bounds each start, JVM launch to serving. Default 60s
 	// (the JVM is slow on a loaded machine; it normally takes about a second).
 	StartTimeout time.Duration
+
+	// Ensemble membership (set by StartEnsemble): the client port, this
+	// server's id and the server.N lines of every member. Zero for a
+	// standalone server.
+	port    int
+	myID    int
+	members []string
 }
 
 // Server is a private ZooKeeper server run as a child process. Its methods
@@ -68,6 +75,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	proc      *process
+	launched  time.Time
 	lastStart time.Duration
 	starts    int
 }
@@ -110,6 +118,12 @@ func StartWith(t testing.TB, opts Options) *Server {
 // StartServer starts a private server and waits until it serves requests.
 // The caller must Close it.
 func StartServer(opts Options) (*Server, error) {
+	return startServer(opts, true)
+}
+
+// startServer starts the JVM and, if wait, waits until it serves (an
+// ensemble member serves only once a quorum is up).
+func startServer(opts Options, wait bool) (*Server, error) {
 	if opts.TickTime <= 0 {
 		opts.TickTime = 100 * time.Millisecond
 	}
@@ -153,22 +167,28 @@ func StartServer(opts Options) (*Server, error) {
 	// JVM's bind; try a few.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s.port, err = freePort()
-		if err != nil {
-			s.removeDir()
-			return nil, err
+		s.port = opts.port
+		if s.port == 0 {
+			s.port, err = freePort()
+			if err != nil {
+				s.removeDir()
+				return nil, err
+			}
 		}
 		if err := s.writeConfig(); err != nil {
 			s.removeDir()
 			return nil, err
 		}
 		s.mu.Lock()
-		lastErr = s.startLocked()
+		lastErr = s.launchLocked()
+		if lastErr == nil && wait {
+			lastErr = s.waitServingLocked()
+		}
 		s.mu.Unlock()
 		if lastErr == nil {
 			return s, nil
 		}
-		if !strings.Contains(s.LogTail(20), "Address already in use") {
+		if opts.port != 0 || !strings.Contains(s.LogTail(20), "Address already in use") {
 			break
 		}
 	}
@@ -286,6 +306,13 @@ func (s *Server) writeConfig() error {
 		"preAllocSize=1024",
 		"",
 	}, "\n")
+	if len(s.opts.members) > 0 {
+		cfg += strings.Join(s.opts.members, "\n") + "\n"
+		myid := filepath.Join(s.dir, "data", "myid")
+		if err := os.WriteFile(myid, []byte(strconv.Itoa(s.opts.myID)+"\n"), 0o644); err != nil {
+			return fmt.Errorf("zookeeper: write %s: %w", myid, err)
+		}
+	}
 	if err := os.WriteFile(s.cfgPath, []byte(cfg), 0o644); err != nil {
 		return fmt.Errorf("zookeeper: write %s: %w", s.cfgPath, err)
 	}
@@ -294,6 +321,14 @@ func (s *Server) writeConfig() error {
 
 // startLocked launches the JVM and waits until it serves. s.mu is held.
 func (s *Server) startLocked() error {
+	if err := s.launchLocked(); err != nil {
+		return err
+	}
+	return s.waitServingLocked()
+}
+
+// launchLocked launches the JVM. s.mu is held.
+func (s *Server) launchLocked() error {
 	if s.proc != nil && !s.proc.exited() {
 		return fmt.Errorf("zookeeper: already running on %s", s.Addr())
 	}
@@ -319,7 +354,6 @@ func (s *Server) startLocked() error {
 	cmd.SysProcAttr = sysProcAttr()
 	p := &process{cmd: cmd, done: make(chan struct{}), log: logf}
 
-	begin := time.Now()
 	started := make(chan error, 1)
 	go func() {
 		// The parent-death signal fires when the thread that forked the
@@ -341,7 +375,13 @@ func (s *Server) startLocked() error {
 		return fmt.Errorf("zookeeper: launch %s: %w", s.opts.Java, err)
 	}
 	s.proc = p
+	s.launched = time.Now()
+	return nil
+}
 
+// waitServingLocked waits until the launched JVM serves. s.mu is held.
+func (s *Server) waitServingLocked() error {
+	p, begin := s.proc, s.launched
 	deadline := time.Now().Add(s.opts.StartTimeout)
 	for {
 		if p.exited() {

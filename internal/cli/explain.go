@@ -422,8 +422,38 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 		}
 	}
 	fmt.Fprintf(w, "%s\n", bold("route"))
-	for i, s := range ex.Trace {
-		last := i == len(ex.Trace)-1
+	WriteTrace(w, color, ex.Trace)
+	fmt.Fprintf(w, "%s (%d)\n", bold("eligible"), len(ex.Eligible))
+	byID := map[string]string{}
+	for _, p := range ex.Providers {
+		byID[p.ID] = p.URL
+	}
+	for _, id := range ex.Eligible {
+		fmt.Fprintf(w, "  %-16s %s\n", paint(color, cGreen, id), byID[id])
+	}
+	if g := ex.Gray; g != nil {
+		d := g.Decision
+		class := "normal"
+		if d.Gray {
+			class = "gray"
+		}
+		fmt.Fprintf(w, "%s [%s %s]\n", bold("gray"), g.Key, g.Version)
+		fmt.Fprintf(w, "  request %s: %s\n", class, d.Reason)
+		fmt.Fprintf(w, "  pools gray %d, normal %d → %s\n", g.Pools["gray"], g.Pools["normal"], d.Branch)
+		if g.Error != "" {
+			fmt.Fprintf(w, "  %s %s\n", paint(color, cRed, "no pick:"), g.Error)
+		} else {
+			fmt.Fprintf(w, "  delegate %s picks %s\n", d.Delegate, paint(color, cGreen, g.Picked))
+		}
+	}
+}
+
+// WriteTrace draws a routing trace as a tree, one line per router and per
+// condition, ending with a "no provider" line when the chain stopped empty.
+// explain prints it; the console shows it next to its drawn tree.
+func WriteTrace(w io.Writer, color bool, steps []router.Step) {
+	for i, s := range steps {
+		last := i == len(steps)-1
 		branch, indent := "├─", "│  "
 		if last {
 			branch, indent = "└─", "   "
@@ -466,30 +496,7 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 			break
 		}
 	}
-	if n := len(ex.Trace); n > 0 && ex.Trace[n-1].Out == 0 {
-		fmt.Fprintf(w, "%s: the chain stops at %s (fail-fast)\n", paint(color, cRed, "no provider"), ex.Trace[n-1].Router)
-	}
-	fmt.Fprintf(w, "%s (%d)\n", bold("eligible"), len(ex.Eligible))
-	byID := map[string]string{}
-	for _, p := range ex.Providers {
-		byID[p.ID] = p.URL
-	}
-	for _, id := range ex.Eligible {
-		fmt.Fprintf(w, "  %-16s %s\n", paint(color, cGreen, id), byID[id])
-	}
-	if g := ex.Gray; g != nil {
-		d := g.Decision
-		class := "normal"
-		if d.Gray {
-			class = "gray"
-		}
-		fmt.Fprintf(w, "%s [%s %s]\n", bold("gray"), g.Key, g.Version)
-		fmt.Fprintf(w, "  request %s: %s\n", class, d.Reason)
-		fmt.Fprintf(w, "  pools gray %d, normal %d → %s\n", g.Pools["gray"], g.Pools["normal"], d.Branch)
-		if g.Error != "" {
-			fmt.Fprintf(w, "  %s %s\n", paint(color, cRed, "no pick:"), g.Error)
-		} else {
-			fmt.Fprintf(w, "  delegate %s picks %s\n", d.Delegate, paint(color, cGreen, g.Picked))
-		}
+	if n := len(steps); n > 0 && steps[n-1].Out == 0 {
+		fmt.Fprintf(w, "%s: the chain stops at %s (fail-fast)\n", paint(color, cRed, "no provider"), steps[n-1].Router)
 	}
 }

@@ -164,12 +164,26 @@ func (s *script) rand(n uint64) uint64 {
 // by binary search on the destination the trace reports (destinations are
 // tried in "to" order, so the picked index grows with the draw).
 func enumerate(p *prepared) ([]Leaf, error) {
+	return Enumerate(func(rnd router.Rand) func(*router.Trace) *router.Set {
+		ev := p.evaluator(rnd)
+		return func(tr *router.Trace) *router.Set { return ev.RouteSet(&p.call, tr) }
+	}, p.ids)
+}
+
+// Enumerate lists every outcome of one call's weighted picks with its exact
+// probability. compile builds the router chain with the given Rand (the
+// chain draws every weighted pick from it) and returns a function routing
+// the call with a trace; ids names the providers of a routed set. The route
+// command and the console (the live snapshot's rules recompiled with a
+// scripted Rand) share it, so both enumerate through the routing code
+// itself.
+func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids func(*router.Set) []string) ([]Leaf, error) {
 	sc := &script{}
-	ev := p.evaluator(sc.rand)
+	route := compile(sc.rand)
 	run := func(plan []uint64) (*router.Set, []uint64, []int) {
 		sc.plan, sc.calls = plan, sc.calls[:0]
 		tr := &router.Trace{}
-		set := ev.RouteSet(&p.call, tr)
+		set := route(tr)
 		var picks []int
 		for _, st := range tr.Steps {
 			for _, c := range st.Conditions {
@@ -189,7 +203,7 @@ func enumerate(p *prepared) ([]Leaf, error) {
 			if len(leaves) >= maxLeaves {
 				return fmt.Errorf("more than %d weighted outcomes", maxLeaves)
 			}
-			leaves = append(leaves, makeLeaf(p.ids(set), path))
+			leaves = append(leaves, makeLeaf(ids(set), path))
 			return nil
 		}
 		n := calls[d]

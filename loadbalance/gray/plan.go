@@ -33,6 +33,13 @@ type Options struct {
 	// "timestamp" and "warmup", as in Java).
 	TimestampParam string
 	WarmupParam    string
+	// DecisionKey is the attachment carrying a gray decision made upstream
+	// (default "dubboroute.gray"): a call carrying "gray" or "normal" there
+	// is classified so, without its rules being consulted (unless the rule
+	// is disabled, which makes every request normal). This is how a
+	// percentage decision made at the first hop of a full-link lane holds
+	// at every later hop.
+	DecisionKey string
 	// Now is the clock (default time.Now); Rand the randomness (default
 	// router.DefaultRand). Tests inject both.
 	Now  func() time.Time
@@ -51,6 +58,7 @@ func (o Options) WithDefaults() Options {
 	def(&o.GrayStatus, "gray")
 	def(&o.TimestampParam, "timestamp")
 	def(&o.WarmupParam, "warmup")
+	def(&o.DecisionKey, DefaultDecisionKey)
 	if _, ok := parseDelegate(string(o.Delegate)); !ok {
 		o.Delegate = DelegateRandom
 	}
@@ -62,6 +70,15 @@ func (o Options) WithDefaults() Options {
 	}
 	return o
 }
+
+// DefaultDecisionKey is the attachment carrying an upstream gray decision.
+const DefaultDecisionKey = "dubboroute.gray"
+
+// Values of the decision attachment.
+const (
+	DecisionGray   = "gray"
+	DecisionNormal = "normal"
+)
 
 // ActiveCounter reports the number of calls in flight to provider i (an
 // index into the compiled provider list) for a method. leastactive and p2c
@@ -147,6 +164,7 @@ type Plan struct {
 	gray     pool
 	normal   pool
 	isGray   []bool
+	members  []member // every provider's weight data, by index
 	disabled bool
 	fallback Fallback
 	delegate Delegate
@@ -157,6 +175,8 @@ type Plan struct {
 	useDefault   bool
 	userSlot     int
 	userRef      string // "attachment:<UserKey>" for explain
+	decisionSlot int
+	decisionRef  string // "attachment:<DecisionKey>" for explain
 	slotKeys     []string
 }
 
@@ -203,6 +223,7 @@ func Compile(in Input, opts Options) *Plan {
 	// Pools.
 	p.addrs = make([]string, p.n)
 	p.isGray = make([]bool, p.n)
+	p.members = make([]member, p.n)
 	var grayM, normalM []member
 	var grayU, normalU []*router.URL
 	for i, u := range in.Providers {
@@ -225,6 +246,7 @@ func Compile(in Input, opts Options) *Plan {
 				m.warmup = w
 			}
 		}
+		p.members[i] = m
 		if g {
 			grayM, grayU = append(grayM, m), append(grayU, u)
 		} else {
@@ -248,6 +270,7 @@ func Compile(in Input, opts Options) *Plan {
 		p.slotKeys = append(p.slotKeys, key)
 		return slots[key]
 	}
+	p.decisionSlot, p.decisionRef = slot(o.DecisionKey), "attachment:"+o.DecisionKey
 	if rule == nil || rule.DefaultUsers {
 		p.useDefault = true
 		p.userSlot = slot(o.UserKey)
@@ -299,6 +322,17 @@ func (p *Plan) Len() int { return p.n }
 
 // IsGray reports whether provider i is in the gray pool.
 func (p *Plan) IsGray(i int) bool { return i >= 0 && i < p.n && p.isGray[i] }
+
+// Weight is provider i's effective service-level weight now (its
+// configured weight after Java's warm-up), as the random balancer weighs
+// it; 0 for an index out of range.
+func (p *Plan) Weight(i int) int64 {
+	if i < 0 || i >= len(p.members) {
+		return 0
+	}
+	m := p.members[i]
+	return WarmupWeight(m.weight, m.timestamp, m.warmup, p.opts.Now().UnixMilli())
+}
 
 // Pools returns the sizes of the gray and normal pools.
 func (p *Plan) Pools() (gray, normal int) { return len(p.gray.members), len(p.normal.members) }
@@ -373,6 +407,18 @@ func (cs *callState) value(ref valueRef, slot int) (string, bool) {
 
 // Classify decides whether the call is a gray request. d may be nil.
 func (p *Plan) Classify(call *router.Call, d *Decision) bool {
+	gray, _ := p.ClassifyLane(call, d)
+	return gray
+}
+
+// ClassifyLane is Classify that also reports whether the decision must
+// travel with the request to later hops (carry): it came from a request
+// rule's percentage strictly between 0 and 100 (sticky, random or a ramp),
+// which a later hop with other rules, another hash key or another draw
+// could decide differently. A decision the call already carries (see
+// Options.DecisionKey) is honoured and not carried again (it travels
+// already).
+func (p *Plan) ClassifyLane(call *router.Call, d *Decision) (gray, carry bool) {
 	var cs callState
 	if call != nil {
 		cs.method, cs.args, cs.att = call.Method, call.Args, call.Attachments
@@ -384,7 +430,18 @@ func (p *Plan) Classify(call *router.Call, d *Decision) bool {
 		if d != nil {
 			d.Reason = "rule disabled: every request is normal"
 		}
-		return false
+		return false, false
+	}
+	if v, ok := cs.attachment(p.opts.DecisionKey, p.decisionSlot); ok && (v == DecisionGray || v == DecisionNormal) {
+		gray := v == DecisionGray
+		if d != nil {
+			d.UserKey, d.UserValue, d.UserSeen, d.Gray = p.decisionRef, v, true, gray
+			d.Reason = "decided upstream (full-link lane): normal"
+			if gray {
+				d.Reason = "decided upstream (full-link lane): gray"
+			}
+		}
+		return gray, false
 	}
 	for i := range p.requests {
 		pr := &p.requests[i]
@@ -394,11 +451,11 @@ func (p *Plan) Classify(call *router.Call, d *Decision) bool {
 		if d != nil {
 			d.Rule, d.RuleName = i, pr.r.Name
 		}
-		gray := p.roll(pr, &cs, d)
+		gray, carry := p.roll(pr, &cs, d)
 		if d != nil {
 			d.Gray = gray
 		}
-		return gray
+		return gray, carry
 	}
 	if p.useDefault {
 		v, ok := cs.attachment(p.opts.UserKey, p.userSlot)
@@ -415,12 +472,12 @@ func (p *Plan) Classify(call *router.Call, d *Decision) bool {
 				d.Reason = "user id not in the consumer's gray user list"
 			}
 		}
-		return gray
+		return gray, false
 	}
 	if d != nil {
 		d.Reason = "no request rule matched: normal"
 	}
-	return false
+	return false, false
 }
 
 func (p *Plan) matchRequest(pr *planRequest, cs *callState) bool {
@@ -473,7 +530,9 @@ func Bucket(value string) int {
 	return int(h % buckets)
 }
 
-func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
+// roll applies a matched request rule's percentage; carry reports a
+// percentage strictly between 0 and 100.
+func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bool) {
 	threshold, pct := pr.threshold, pr.r.Percent
 	if pr.r.Ramp != nil {
 		threshold, pct = p.rampBuckets(pr.r.Ramp, cs.clock(p))
@@ -481,6 +540,7 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
 	if d != nil {
 		d.Percent = pct
 	}
+	carry = threshold > 0 && threshold < buckets
 	if pr.hashRef != "" {
 		v, ok := cs.value(pr.r.hash, pr.hashSlot)
 		if d != nil {
@@ -490,10 +550,10 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
 			if d != nil {
 				d.Reason = "request rule matched but the hash key is missing: normal"
 			}
-			return false
+			return false, false
 		}
 		b := Bucket(v)
-		gray := b < threshold
+		gray = b < threshold
 		if d != nil {
 			d.Bucket = b
 			if gray {
@@ -502,22 +562,22 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
 				d.Reason = "request rule matched, sticky bucket at or above the percentage: normal"
 			}
 		}
-		return gray
+		return gray, carry
 	}
 	switch {
 	case threshold >= buckets:
 		if d != nil {
 			d.Reason = "request rule matched at 100%: gray"
 		}
-		return true
+		return true, false
 	case threshold <= 0:
 		if d != nil {
 			d.Reason = "request rule matched at 0%: normal"
 		}
-		return false
+		return false, false
 	}
 	r := int(draw(p.opts.Rand, buckets))
-	gray := r < threshold
+	gray = r < threshold
 	if d != nil {
 		d.Draw = r
 		if gray {
@@ -526,7 +586,7 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) bool {
 			d.Reason = "request rule matched, random draw at or above the percentage: normal"
 		}
 	}
-	return gray
+	return gray, carry
 }
 
 // PickClass picks a provider for a call already classified as gray or not

@@ -689,3 +689,126 @@ requests:
 		t.Errorf("default mode: %.1f allocs", a)
 	}
 }
+
+func TestClassifyLaneCarriesPercentageDecisions(t *testing.T) {
+	rule := `
+requests:
+  - name: testers
+    conditions:
+      - {source: attachment, key: userId, operator: range, value: "1~10"}
+  - name: nobody
+    conditions:
+      - {source: attachment, key: x-env, operator: "=", value: never}
+    percent: 0
+  - name: sticky
+    conditions:
+      - {source: attachment, key: x-env, operator: "=", value: sticky}
+    percent: 5
+    hashKey: attachment:userId
+  - name: random
+    conditions:
+      - {source: attachment, key: x-env, operator: "=", value: random}
+    percent: 50
+`
+	p := compileRule(t, rule, seedProviders(0), Options{Rand: pcg(3)})
+	cases := []struct {
+		att         router.AttachmentMap
+		gray, carry bool
+	}{
+		{router.AttachmentMap{"userId": "3"}, true, false},                   // 100 %: re-decidable from userId
+		{router.AttachmentMap{"userId": "30"}, false, false},                 // no rule matched
+		{router.AttachmentMap{"x-env": "never", "userId": "3"}, true, false}, // testers first
+		{router.AttachmentMap{"x-env": "never", "userId": "30"}, false, false},
+		{router.AttachmentMap{"x-env": "sticky", "userId": "30"}, Bucket("30") < 500, true},
+		{router.AttachmentMap{"x-env": "sticky"}, false, false}, // hash key missing
+	}
+	for _, c := range cases {
+		g, carry := p.ClassifyLane(&router.Call{Method: "m", Attachments: c.att}, nil)
+		if g != c.gray || carry != c.carry {
+			t.Errorf("%v: gray %v carry %v, want %v %v", c.att, g, carry, c.gray, c.carry)
+		}
+	}
+	grays := 0
+	for i := 0; i < 2000; i++ {
+		g, carry := p.ClassifyLane(&router.Call{Method: "m", Attachments: router.AttachmentMap{"x-env": "random"}}, nil)
+		if !carry {
+			t.Fatal("a random 50 % decision must be carried")
+		}
+		if g {
+			grays++
+		}
+	}
+	if grays < 800 || grays > 1200 {
+		t.Errorf("random 50 %%: %d of 2000 gray", grays)
+	}
+}
+
+func TestCarriedDecisionIsHonoured(t *testing.T) {
+	rule := "requests:\n  - name: random\n    percent: 50\n"
+	for _, opts := range []Options{{Rand: pcg(4)}, {Rand: pcg(4), DecisionKey: "x-lane"}} {
+		key := opts.WithDefaults().DecisionKey
+		p := compileRule(t, rule, seedProviders(0), opts)
+		for _, v := range []string{DecisionGray, DecisionNormal} {
+			for i := 0; i < 200; i++ {
+				var d Decision
+				g, carry := p.ClassifyLane(&router.Call{Method: "m", Attachments: router.AttachmentMap{key: v}}, &d)
+				if g != (v == DecisionGray) || carry || d.Rule != -1 || d.UserKey != "attachment:"+key {
+					t.Fatalf("%s=%s: gray %v carry %v %+v", key, v, g, carry, d)
+				}
+			}
+		}
+		// Any other value is no decision: the rule draws.
+		seen := map[bool]bool{}
+		for i := 0; i < 200; i++ {
+			g, carry := p.ClassifyLane(&router.Call{Method: "m", Attachments: router.AttachmentMap{key: "maybe"}}, nil)
+			seen[g] = true
+			if !carry {
+				t.Fatal("a drawn decision must be carried")
+			}
+		}
+		if !seen[true] || !seen[false] {
+			t.Errorf("%s=maybe must be ignored: %v", key, seen)
+		}
+	}
+	// The rollback switch wins over a carried gray.
+	p := compileRule(t, "enabled: false\nrequests:\n  - percent: 50\n", seedProviders(0), Options{})
+	if g, _ := p.ClassifyLane(&router.Call{Method: "m", Attachments: router.AttachmentMap{DefaultDecisionKey: DecisionGray}}, nil); g {
+		t.Error("enabled: false must make a carried gray request normal")
+	}
+	// Without a rule (seed 002 defaults) a carried decision wins too.
+	p = Compile(Input{Consumer: seedConsumer, Providers: seedProviders(0)}, Options{})
+	if g, _ := p.ClassifyLane(&router.Call{Method: "m", Attachments: router.AttachmentMap{"userId": "3", DefaultDecisionKey: DecisionNormal}}, nil); g {
+		t.Error("a carried normal must win over the gray user list")
+	}
+	c := &router.Call{Method: "m", Attachments: router.AttachmentMap{DefaultDecisionKey: DecisionGray}}
+	var d Decision
+	if a := testing.AllocsPerRun(200, func() { _, _ = p.Pick(c, &d); _, _ = p.Pick(c, nil) }); a != 0 {
+		t.Errorf("a carried decision: %.1f allocs per 2 picks", a)
+	}
+}
+
+func TestRuleAttachmentKeys(t *testing.T) {
+	r, err := ParseRule(`
+requests:
+  - conditions:
+      - {source: attachment, key: x-env, operator: "=", value: a}
+      - {source: method, operator: "=", value: m}
+      - {source: param, key: application, operator: "=", value: c}
+  - percent: 5
+    hashKey: attachment:userId
+  - conditions:
+      - {source: attachment, key: x-env, operator: "=", value: b}
+    percent: 5
+    hashKey: argument[0]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(r.AttachmentKeys(), ","); got != "userId,x-env" {
+		t.Errorf("AttachmentKeys = %s, want userId,x-env", got)
+	}
+	var nilRule *Rule
+	if nilRule.AttachmentKeys() != nil {
+		t.Error("nil rule: want no keys")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -775,4 +776,31 @@ func matchMode(n *yaml.Node, path string) (MatchMode, error) {
 		return MatchMode(s), nil
 	}
 	return "", errAt(n, path, "unknown match mode %q (want and or or)", s)
+}
+
+// AttachmentKeys lists the attachments the rule's request rules read
+// (conditions with source attachment, attachment hash keys), sorted and
+// without duplicates. With DefaultUsers the user key is read too; it is
+// not listed here because it is an Options setting.
+func (r *Rule) AttachmentKeys() []string {
+	if r == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var keys []string
+	add := func(ref valueRef) {
+		if ref.kind == srcAttachment && ref.key != "" && !seen[ref.key] {
+			seen[ref.key] = true
+			keys = append(keys, ref.key)
+		}
+	}
+	for i := range r.Requests {
+		rq := &r.Requests[i]
+		add(rq.hash)
+		for j := range rq.Conditions {
+			add(rq.Conditions[j].ref)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"net"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,11 +46,15 @@ type LoadBalance struct {
 	cache [cacheSlots]atomic.Pointer[cacheEntry]
 	// compiles counts plan compilations (cache misses), for tests and metrics.
 	compiles atomic.Uint64
+	// stamp: write percentage decisions into the call's attachments.
+	stamp atomic.Bool
 }
 
 type ruleSet struct {
 	gen   uint64
 	byApp map[string]*gray.Rule
+	// keys are the attachments the rules (and the default user list) read.
+	keys []string
 }
 
 type cacheEntry struct {
@@ -68,9 +73,29 @@ type cacheEntry struct {
 // seed 002's defaults).
 func New(opts gray.Options) *LoadBalance {
 	lb := &LoadBalance{opts: opts.WithDefaults()}
-	lb.rules.Store(&ruleSet{byApp: map[string]*gray.Rule{}})
+	lb.rules.Store(&ruleSet{byApp: map[string]*gray.Rule{}, keys: []string{lb.opts.UserKey}})
 	return lb
 }
+
+// SetStampDecisions turns on (or off) writing percentage decisions into
+// the calls: when a request rule with a percentage strictly between 0 and
+// 100 classifies a call, the attachment Options.DecisionKey ("gray" or
+// "normal") is set on it, so that it travels to the provider and, with a
+// full-link lane, to every later hop, whose gray balancers honour it
+// instead of deciding again. Off by default; the extension package turns it
+// on with its lanes.
+func (lb *LoadBalance) SetStampDecisions(on bool) { lb.stamp.Store(on) }
+
+// StampsDecisions reports whether SetStampDecisions is on.
+func (lb *LoadBalance) StampsDecisions() bool { return lb.stamp.Load() }
+
+// Options are the balancer's options, defaults filled in.
+func (lb *LoadBalance) Options() gray.Options { return lb.opts }
+
+// RuleAttachmentKeys are the attachments the rules in force classify on:
+// those named by any application's request rules plus the user key of the
+// default user list, sorted. The slice is shared: do not modify it.
+func (lb *LoadBalance) RuleAttachmentKeys() []string { return lb.rules.Load().keys }
 
 // SetRule installs the gray rule of a provider application (the value of
 // <app>.gray-router); nil removes it, returning the app to the defaults.
@@ -88,6 +113,17 @@ func (lb *LoadBalance) SetRule(app string, r *gray.Rule) {
 	} else {
 		next.byApp[app] = r
 	}
+	seen := map[string]bool{lb.opts.UserKey: true}
+	next.keys = []string{lb.opts.UserKey}
+	for _, rule := range next.byApp {
+		for _, k := range rule.AttachmentKeys() {
+			if !seen[k] {
+				seen[k] = true
+				next.keys = append(next.keys, k)
+			}
+		}
+	}
+	sort.Strings(next.keys)
 	lb.rules.Store(next)
 }
 
@@ -110,6 +146,17 @@ func (lb *LoadBalance) SetRuleText(app, content string) error {
 
 // Rule returns the rule in force for app, or nil.
 func (lb *LoadBalance) Rule(app string) *gray.Rule { return lb.rules.Load().byApp[app] }
+
+// Plan compiles, outside the cache and without counting it in Compiles, the
+// plan Select would use for invokers under the rules in force now: for
+// explaining a pick (which providers are gray, which request rule matches)
+// without touching the live balancer's state. Nil for an empty list.
+func (lb *LoadBalance) Plan(invokers []base.Invoker) *gray.Plan {
+	if len(invokers) == 0 {
+		return nil
+	}
+	return lb.build(invokers, lb.rules.Load()).plan
+}
 
 // Compiles is the number of plans compiled so far (cache misses).
 func (lb *LoadBalance) Compiles() uint64 { return lb.compiles.Load() }
@@ -162,9 +209,17 @@ func (lb *LoadBalance) selectInto(invokers []base.Invoker, inv base.Invocation, 
 				Reason: "retry: classification of the first attempt reused"}
 		}
 	} else {
-		isGray = e.plan.Classify(&call, d)
+		var carry bool
+		isGray, carry = e.plan.ClassifyLane(&call, d)
 		if inv != nil {
 			inv.SetAttribute(RetryAttribute, isGray)
+			if carry && lb.stamp.Load() {
+				v := gray.DecisionNormal
+				if isGray {
+					v = gray.DecisionGray
+				}
+				inv.SetAttachment(lb.opts.DecisionKey, v)
+			}
 		}
 	}
 	i, err := e.plan.PickClass(isGray, &call, d)
@@ -218,6 +273,10 @@ func (lb *LoadBalance) entry(invokers []base.Invoker) *cacheEntry {
 
 func (lb *LoadBalance) compile(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 	lb.compiles.Add(1)
+	return lb.build(invokers, rs)
+}
+
+func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 	n := len(invokers)
 	urls := make([]*router.URL, n)
 	curls := make([]*common.URL, n)

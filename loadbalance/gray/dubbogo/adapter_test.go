@@ -257,3 +257,49 @@ func fixed(vals ...uint64) router.Rand {
 		return v % n
 	}
 }
+
+func TestAdapterStampsPercentageDecisions(t *testing.T) {
+	lb := New(gray.Options{})
+	if err := lb.SetRuleText("dubbo_provider", "requests:\n  - conditions: [{source: attachment, key: userId, operator: in, value: \"1,2,10\"}]\n  - conditions: [{source: attachment, key: cohort, operator: \"=\", value: r}]\n    percent: 50\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(lb.RuleAttachmentKeys(), ","); got != "cohort,userId" {
+		t.Errorf("RuleAttachmentKeys = %s", got)
+	}
+	invs := seedInvokers(t, []int{9011, 9012, 9013, 9014}, nil)
+	cohort := func() *invocation.RPCInvocation {
+		return invocation.NewRPCInvocation("testUser", nil, map[string]any{"cohort": "r"})
+	}
+	// Off (the default): nothing written.
+	inv := cohort()
+	lb.Select(invs, inv)
+	if _, ok := inv.GetAttachment(gray.DefaultDecisionKey); ok {
+		t.Fatal("stamped while stamping is off")
+	}
+	lb.SetStampDecisions(true)
+	for i := 0; i < 200; i++ {
+		inv := cohort()
+		ivk := lb.Select(invs, inv)
+		v, ok := inv.GetAttachment(gray.DefaultDecisionKey)
+		if !ok || (v == gray.DecisionGray) != (port(ivk) == "9012") {
+			t.Fatalf("stamp %q %v, picked %s", v, ok, port(ivk))
+		}
+		// The next hop honours it.
+		next := invocation.NewRPCInvocation("testUser", nil, map[string]any{"cohort": "r", gray.DefaultDecisionKey: v})
+		if p := port(lb.Select(invs, next)); (p == "9012") != (v == gray.DecisionGray) {
+			t.Fatalf("carried %s, picked %s", v, p)
+		}
+	}
+	// A 100 % rule is re-decided from the user id downstream: no stamp.
+	inv = userInv("10")
+	lb.Select(invs, inv)
+	if _, ok := inv.GetAttachment(gray.DefaultDecisionKey); ok {
+		t.Fatal("a 100 % decision was stamped")
+	}
+	if err := lb.SetRuleText("dubbo_provider", ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(lb.RuleAttachmentKeys(), ","); got != "userId" {
+		t.Errorf("RuleAttachmentKeys without rules = %s", got)
+	}
+}

@@ -29,6 +29,9 @@ type Options struct {
 	App string
 	// Registry is "memory://" or "zookeeper://host:port". Ignored with URL.
 	Registry string
+	// RegistryType is dubbo-go's registry-type (interface, service, all,
+	// default); empty: interface.
+	RegistryType string
 	// ConfigCenter is where rules are read from; default: Registry's address.
 	// "none" disables it.
 	ConfigCenter string
@@ -67,7 +70,7 @@ func New(opts Options) (*Consumer, error) {
 		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
 	}
 	if opts.URL == "" {
-		ro, err := regconf.Registry(opts.Registry)
+		ro, err := regconf.RegistryOfType(opts.Registry, opts.RegistryType)
 		if err != nil {
 			return nil, fmt.Errorf("bookfacade consumer %s: %w", opts.App, err)
 		}

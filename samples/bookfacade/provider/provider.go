@@ -40,6 +40,9 @@ type Options struct {
 	// <service>.configurators) is read from; default: Registry's address.
 	// "none" disables it.
 	ConfigCenter string
+	// RegistryType is dubbo-go's registry-type (regconf.RegistryTypes);
+	// default "interface", as Java 2.x providers register.
+	RegistryType string
 	// App is the application name; default api.ProviderApp.
 	App string
 	// Tag is the static dubbo.tag of the provider (empty: untagged).
@@ -147,14 +150,15 @@ func Start(opts Options) (*Provider, error) {
 		// dubbo-go exports its MetadataService on the protocol port without
 		// an IP (a listener on every interface); a second listener on
 		// Host:Port would then fail to bind. Interface-level registration
-		// needs no MetadataService, so do not export one.
+		// needs no MetadataService; application-level consumers read the
+		// metadata from the registry (remote metadata) instead.
 		insOpts = append(insOpts, dubbo.WithRemoteMetadata())
 	}
 	if opts.LogLevel != "" {
 		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
 	}
 	if opts.Registry != "" {
-		ro, err := regconf.Registry(opts.Registry)
+		ro, err := regconf.RegistryOfType(opts.Registry, opts.RegistryType)
 		if err != nil {
 			return nil, fmt.Errorf("bookfacade provider on port %d: %w", opts.Port, err)
 		}

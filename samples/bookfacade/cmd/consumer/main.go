@@ -7,12 +7,14 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/dubboroute/dubboroute/console"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/consumer"
 )
 
 func main() {
 	app := flag.String("app", "demo-consumer1", "consumer application name")
-	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port")
+	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port (an ensemble: zookeeper://host:port,host:port,...)")
+	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level, with dubboroute's APPLICATION_FIRST fallback), all, or default (the setting left out)")
 	cc := flag.String("config-center", "", "config center address (default: the registry's); none to disable")
 	direct := flag.String("url", "", "direct provider URLs instead of the registry, e.g. dubbo://127.0.0.1:20880;dubbo://127.0.0.1:20881")
 	lb := flag.String("loadbalance", "gray", "load balancer")
@@ -20,8 +22,9 @@ func main() {
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	retries := flag.Int("retries", 0, "failover retries (0: a routed call is tried once, so the serving port is the routed one)")
 	tag := flag.String("tag", "", "the consumer's static dubbo.tag (used when a request sets none)")
+	consoleAddr := flag.String("console", "", "serve dubboroute's route console on this loopback `address` (e.g. 127.0.0.1:8081; port 0 picks one, printed on a CONSOLE line)")
 	flag.Parse()
-	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
+	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
 		LogLevel: *logLevel, Retries: *retries, Tag: *tag})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "consumer:", err)
@@ -31,6 +34,14 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "consumer: http listen %s: %v\n", *httpAddr, err)
 		os.Exit(1)
+	}
+	if *consoleAddr != "" {
+		cs, err := console.Serve(*consoleAddr, console.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "consumer:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("CONSOLE %s\n", cs.URL())
 	}
 	fmt.Printf("READY %s http %s\n", *app, ln.Addr())
 	if err := http.Serve(ln, c.Handler()); err != nil {

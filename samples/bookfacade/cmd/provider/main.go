@@ -37,9 +37,10 @@ func main() {
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
 	cc := flag.String("config-center", "", "config center for dynamic configuration (default: the registry's); none to disable")
+	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level), all, or default (the setting left out)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
+	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)

@@ -36,17 +36,39 @@ func Split(addr string) (scheme, hostport string, err error) {
 // Registry returns interface-level registry options for addr (providers
 // appear under /dubbo/<interface>/providers, as Java writes them).
 func Registry(addr string) ([]registry.Option, error) {
+	return RegistryOfType(addr, "interface")
+}
+
+// RegistryTypes are the registry-type values RegistryOfType takes.
+var RegistryTypes = []string{"interface", "service", "all", "default"}
+
+// RegistryOfType returns registry options for addr with dubbo-go's
+// registry-type: "interface" (/dubbo/<interface>/providers), "service"
+// (application-level: instances under /services/<app>, metadata in the
+// registry), "all" (both), or "default" (the line left out: dubbo-go's
+// default, application-level). Application-level registries also serve as
+// the metadata report.
+func RegistryOfType(addr, registryType string) ([]registry.Option, error) {
 	scheme, hostport, err := Split(addr)
 	if err != nil {
 		return nil, err
 	}
-	return []registry.Option{
+	opts := []registry.Option{
 		registry.WithRegistry(scheme),
 		registry.WithAddress(scheme + "://" + hostport),
-		registry.WithRegisterInterface(),
-		registry.WithoutUseAsMetaReport(),
 		registry.WithoutUseAsConfigCenter(),
-	}, nil
+	}
+	switch registryType {
+	case "interface", "":
+		return append(opts, registry.WithRegisterInterface(), registry.WithoutUseAsMetaReport()), nil
+	case "service":
+		return append(opts, registry.WithRegisterService()), nil
+	case "all":
+		return append(opts, registry.WithRegisterServiceAndInterface()), nil
+	case "default":
+		return opts, nil
+	}
+	return nil, fmt.Errorf("registry-type %q: want one of %v", registryType, RegistryTypes)
 }
 
 // ConfigCenter returns config-center options for addr; rules are read from

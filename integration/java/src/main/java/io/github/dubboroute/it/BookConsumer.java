@@ -21,7 +21,10 @@ import org.apache.dubbo.rpc.RpcContext;
  *   --zk 127.0.0.1:2191 [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
+ *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION]
  * </pre>
+ * {@code --migration} (default FORCE_INTERFACE) is Dubbo 3's service-discovery migration step; APPLICATION_FIRST
+ * is Java 3's default (application-level instances, metadata read from the registry, interface-level fallback).
  * {@code --local-host} (default 127.0.0.1; "auto" keeps Dubbo's choice) pins Dubbo's local host to a loopback
  * address, so providers registered as 127.x are dialed there and not at the machine's other address
  * (see {@link Loopback}).
@@ -37,8 +40,9 @@ public final class BookConsumer {
         if (!"auto".equals(localHost)) {
             Loopback.pin(localHost);
         }
-        // Interface-level discovery only (the registry layout the Java providers and our Go peers use).
-        System.setProperty("dubbo.application.service-discovery.migration", "FORCE_INTERFACE");
+        // Interface-level discovery only by default (the registry layout the Java providers and our Go peers use).
+        String migration = args.get("migration", "FORCE_INTERFACE");
+        System.setProperty("dubbo.application.service-discovery.migration", migration);
         String zk = Args.zkAddress(args.require("zk"));
         String app = args.get("app", "demo-consumer1");
         int calls = args.getInt("calls", 10);
@@ -51,6 +55,9 @@ public final class BookConsumer {
         application.setRegisterMode("interface");
 
         RegistryConfig registry = new RegistryConfig(zk);
+        if (!"FORCE_INTERFACE".equals(migration)) {
+            registry.setUseAsMetadataCenter(true); // application-level providers keep their metadata there
+        }
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
         configCenter.setAddress(zk); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
 

@@ -15,13 +15,15 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
  * Java BookFacade provider: plain Dubbo API, dubbo protocol, hessian2, ZooKeeper registry, interface-level
- * registration only. Every Book it returns has author "served-by-&lt;port&gt;".
+ * registration by default ({@code --register-mode instance|all} registers application-level too, with the
+ * metadata in the registry). Every Book it returns has author "served-by-&lt;port&gt;".
  *
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
  *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
  *   [--host a.b.c.d (not 127.x)] [--register-host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
  *   [--config-center]
+ *   [--register-mode interface|instance|all]
  * </pre>
  * {@code --register-host} registers that host instead of the bound one (see {@link RegisterHostCustomizer}):
  * the only way to make a Java provider register 127.0.0.1.
@@ -72,13 +74,21 @@ public final class BookProvider {
         }
         Map<String, String> params = args.pairs("param");
 
+        // interface: /dubbo/<iface>/providers only (Java 2.x's layout); instance: /services/<app> only; all: both
+        // (Java 3's default).
+        String registerMode = args.get("register-mode", "interface");
         ApplicationConfig application = new ApplicationConfig(app);
-        application.setRegisterMode("interface"); // interface-level registration only (/dubbo/<iface>/providers)
+        application.setRegisterMode(registerMode);
         application.setQosEnable(false);
+        boolean appLevel = !registerMode.equals("interface");
+        if (appLevel) {
+            // Metadata in the registry (remote), so consumers need no MetadataService port of this process.
+            application.setMetadataType("remote");
+        }
 
         RegistryConfig registry = new RegistryConfig(zk);
         registry.setUseAsConfigCenter(false);
-        registry.setUseAsMetadataCenter(false);
+        registry.setUseAsMetadataCenter(appLevel);
         // --config-center: read dynamic configuration (<app>.configurators, <service>.configurators) from the
         // registry's ZooKeeper, so that side: provider items make this provider re-register (issue 13).
         ConfigCenterConfig configCenter = null;

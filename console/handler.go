@@ -1,0 +1,254 @@
+package console
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dubboroute/dubboroute/internal/cli"
+	"github.com/dubboroute/dubboroute/router"
+)
+
+// Options configure a console.
+type Options struct {
+	// Now is the clock the page and the JSON report (nil: time.Now).
+	Now func() time.Time
+	// AllowRemote lets Serve bind an address beyond loopback. The console
+	// shows internal provider addresses, consumer URLs and rule texts and
+	// has no authentication: expose it only behind something that has.
+	AllowRemote bool
+}
+
+// Console is the console's http.Handler. Its paths are relative to where
+// it is mounted: "/" (the page), "/api/state" and "/api/whatif". Mount it
+// under a prefix with http.StripPrefix, e.g.
+//
+//	mux.Handle("/console/", http.StripPrefix("/console", console.New(console.Options{})))
+type Console struct {
+	opts Options
+}
+
+// New makes a console.
+func New(opts Options) *Console {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Console{opts: opts}
+}
+
+//go:embed page.html
+var pageHTML string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"ts": func(t time.Time) string {
+		if t.IsZero() {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05.000Z")
+	},
+	"tsp": func(t *time.Time) string {
+		if t == nil {
+			return "—"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05.000Z")
+	},
+	"cls":    stepClass,
+	"pct":    func(in, out int) int { return percent(out, in) },
+	"lines":  numberLines,
+	"prio":   func(p *int) string { return map[bool]string{true: "—", false: fmt.Sprint(deref(p))}[p == nil] },
+	"join":   strings.Join,
+	"dec":    func(i int) int { return i - 1 },
+	"pcent":  func(f float64) string { return fmt.Sprintf("%.2f%%", f*100) },
+	"picked": func(p cli.Pick) string { return fmt.Sprintf("#%d of %v", p.Pick, p.Weights) },
+}).Parse(pageHTML))
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func percent(part, whole int) int {
+	if whole <= 0 {
+		return 0
+	}
+	return part * 100 / whole
+}
+
+// stepClass is a CSS class for a router step: empty, filtered or kept.
+func stepClass(s router.Step) string {
+	switch {
+	case s.Out == 0:
+		return "empty"
+	case s.Out < s.In:
+		return "filtered"
+	default:
+		return "kept"
+	}
+}
+
+// line is one numbered line of a rule text; Bad marks the line an error
+// names.
+type line struct {
+	N    int
+	Text string
+	Bad  bool
+}
+
+func numberLines(text string, bad int) []line {
+	var out []line
+	for i, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		out = append(out, line{N: i + 1, Text: l, Bad: i+1 == bad})
+	}
+	return out
+}
+
+// pageData is what the page template renders.
+type pageData struct {
+	State     *State
+	Query     Query
+	ArgsText  string
+	AttText   string
+	WhatIf    *WhatIf
+	TraceText string
+}
+
+// ServeHTTP implements http.Handler. Only GET and HEAD are served.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "the dubboroute console is read-only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	switch path := strings.TrimSuffix(r.URL.Path, "/"); path {
+	case "", "/index.html":
+		c.servePage(w, r)
+	case "/api/state":
+		writeJSON(w, http.StatusOK, collect(c.opts.Now()))
+	case "/api/whatif":
+		q := r.URL.Query()
+		atts, err := parseAttachments(q["attach"])
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, &WhatIf{Schema: Schema, Error: err.Error()})
+			return
+		}
+		res := whatIf(Query{Ref: q.Get("ref"), Method: q.Get("method"), Args: q["arg"], Attachments: atts})
+		code := http.StatusOK
+		if res.Error != "" && len(res.Trace) == 0 {
+			code = http.StatusBadRequest
+		}
+		writeJSON(w, code, res)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (c *Console) servePage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := pageData{State: collect(c.opts.Now())}
+	d.Query.Ref, d.Query.Method = q.Get("ref"), q.Get("method")
+	d.ArgsText, d.AttText = q.Get("args"), q.Get("attachments")
+	if d.Query.Ref == "" && len(d.State.References) > 0 {
+		d.Query.Ref = d.State.References[0].ID
+	}
+	if d.Query.Method != "" {
+		if d.ArgsText != "" {
+			d.Query.Args = strings.Split(strings.ReplaceAll(strings.TrimRight(d.ArgsText, "\r\n"), "\r\n", "\n"), "\n")
+		}
+		atts, err := parseAttachments(strings.Split(strings.ReplaceAll(d.AttText, "\r\n", "\n"), "\n"))
+		if err != nil {
+			d.WhatIf = &WhatIf{Schema: Schema, Error: err.Error()}
+		} else {
+			d.Query.Attachments = atts
+			d.WhatIf = whatIf(d.Query)
+			var b bytes.Buffer
+			cli.WriteTrace(&b, false, d.WhatIf.Trace)
+			d.TraceText = b.String()
+		}
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, &d); err != nil {
+		http.Error(w, "console: render page: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'")
+	_, _ = w.Write(buf.Bytes())
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, "console: encode JSON: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// Server is a console listening on a port of its own.
+type Server struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+// Serve starts a console on addr (host:port; port 0 picks a free one). The
+// host must be a loopback address or "localhost" unless opts.AllowRemote
+// is set; an empty host (every interface) counts as beyond loopback.
+func Serve(addr string, opts Options) (*Server, error) {
+	if err := CheckBind(addr, opts.AllowRemote); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("console: listen on %s: %w", addr, err)
+	}
+	s := &Server{ln: ln, srv: &http.Server{Handler: New(opts), ReadHeaderTimeout: 10 * time.Second}}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// CheckBind reports whether the console may listen on addr: loopback hosts
+// always, others only with allowRemote.
+func CheckBind(addr string, allowRemote bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("console: address %q: %w", addr, err)
+	}
+	if allowRemote {
+		return nil
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	what := "host " + host
+	if host == "" {
+		what = "every interface"
+	}
+	return fmt.Errorf("console: refusing to listen on %s (%s): the console shows internal addresses and rules without authentication; bind a loopback address or set AllowRemote", addr, what)
+}
+
+// Addr is the address the console listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL is the console page's URL.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() + "/" }
+
+// Close stops the server.
+func (s *Server) Close() error { return s.srv.Close() }

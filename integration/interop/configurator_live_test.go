@@ -120,10 +120,18 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	for _, w := range []int{0, 50, 200} {
 		put(noWarmup + fmt.Sprintf("- type: weight\n  enabled: true\n  side: consumer\n  providerAddresses: [%q]\n  parameters: {weight: \"%d\"}\n", addr(j1), w))
 		goGot, goFail := goCounts(calls, harness.QueryAll)
-		jGot, jFail := javaCounts(javaRun(calls))
-		goShare := float64(goGot[strconv.Itoa(j1)]) / calls
-		jShare := float64(jGot[strconv.Itoa(j1)]) / calls
 		want := float64(w) / float64(w+300)
+		jGot, jFail := javaCounts(javaRun(calls))
+		jShare := float64(jGot[strconv.Itoa(j1)]) / calls
+		if math.Abs(jShare-want) > 0.04 {
+			// A Java consumer whose first config-center read timed out (a
+			// loaded machine) starts without the configurators; one more
+			// run, reported.
+			t.Logf("weight %d: Java run gave share %.3f (%v); running it once more", w, jShare, jGot)
+			jGot, jFail = javaCounts(javaRun(calls))
+			jShare = float64(jGot[strconv.Itoa(j1)]) / calls
+		}
+		goShare := float64(goGot[strconv.Itoa(j1)]) / calls
 		t.Logf("weight %d on %d: share Go %.3f, Java %.3f, expected %.3f (Go %v, Java %v)", w, j1, goShare, jShare, want, goGot, jGot)
 		if math.Abs(goShare-jShare) > 0.03 {
 			t.Errorf("weight %d: Go share %.3f and Java share %.3f differ by more than 3 points", w, goShare, jShare)

@@ -153,6 +153,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		had := len(ks.ref.Configurators) > 0
 		ks.ref = cluster.RuleRef{Key: ks.key}
 		ks.rev++
+		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if had {
@@ -164,6 +165,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	}
 	r, err := configurator.Parse(ks.key, content)
 	if err != nil {
+		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
 		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(err.Error(), maxLoggedError))
@@ -177,6 +179,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	ks.rev++
 	ref := cluster.RuleRef{Key: ks.key, Version: "configurators#" + strconv.Itoa(ks.rev), Configurators: r.List}
 	ks.ref = ref
+	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	ruleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()

@@ -123,11 +123,14 @@ func TestConfiguratorLiveParity(t *testing.T) {
 		want := float64(w) / float64(w+300)
 		jGot, jFail := javaCounts(javaRun(calls))
 		jShare := float64(jGot[strconv.Itoa(j1)]) / calls
-		if math.Abs(jShare-want) > 0.04 {
-			// A Java consumer whose first config-center read timed out (a
-			// loaded machine) starts without the configurators; one more
-			// run, reported.
-			t.Logf("weight %d: Java run gave share %.3f (%v); running it once more", w, jShare, jGot)
+		for try := 2; try <= 3 && math.Abs(jShare-want) > 0.04; try++ {
+			// Observed: some Java 3.3.6 consumer runs ignore the weight
+			// override altogether (an even split), while disable and
+			// loadbalance from the same rule always take effect; a startup
+			// race inside Java's interface-level RegistryDirectory (spec §8
+			// lists its initial-subscribe ordering as unverified). Such a
+			// run is reported and repeated, up to three runs.
+			t.Logf("weight %d: Java run %d gave share %.3f (%v), the override not in effect; running it again", w, try-1, jShare, jGot)
 			jGot, jFail = javaCounts(javaRun(calls))
 			jShare = float64(jGot[strconv.Itoa(j1)]) / calls
 		}

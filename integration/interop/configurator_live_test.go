@@ -47,7 +47,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	reg := "zookeeper://" + srv.Addr()
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	j2 := javaProviderWithConfigCenter(t, srv.Addr())
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", ConfigCenter: reg})
 	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
 	all := []int{j1, j2, g1.Port, g2.Port}

@@ -37,8 +37,8 @@ type Options struct {
 	// registry (direct-URL consumers only).
 	Registry string
 	// ConfigCenter is where dynamic configuration (<app>.configurators,
-	// <service>.configurators) is read from; default: Registry's address.
-	// "none" disables it.
+	// <service>.configurators) is read from, e.g. "zookeeper://host:port"
+	// or "memory://"; empty: none.
 	ConfigCenter string
 	// RegistryType is dubbo-go's registry-type (regconf.RegistryTypes);
 	// default "interface", as Java 2.x providers register.
@@ -164,17 +164,12 @@ func Start(opts Options) (*Provider, error) {
 		}
 		insOpts = append(insOpts, dubbo.WithRegistry(ro...))
 	}
-	if cc := opts.ConfigCenter; cc != "none" {
-		if cc == "" {
-			cc = opts.Registry
+	if cc := opts.ConfigCenter; cc != "" && cc != "none" {
+		co, err := regconf.ConfigCenter(cc)
+		if err != nil {
+			return nil, fmt.Errorf("bookfacade provider on port %d: config center: %w", opts.Port, err)
 		}
-		if cc != "" {
-			co, err := regconf.ConfigCenter(cc)
-			if err != nil {
-				return nil, fmt.Errorf("bookfacade provider on port %d: config center: %w", opts.Port, err)
-			}
-			insOpts = append(insOpts, dubbo.WithConfigCenter(co...))
-		}
+		insOpts = append(insOpts, dubbo.WithConfigCenter(co...))
 	}
 	svcOpts := []server.ServiceOption{
 		server.WithInterface(api.Interface),

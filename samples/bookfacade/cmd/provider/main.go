@@ -36,7 +36,7 @@ func main() {
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
-	cc := flag.String("config-center", "", "config center for dynamic configuration (default: the registry's); none to disable")
+	cc := flag.String("config-center", "", "config center for dynamic configuration (side: provider configurators), e.g. zookeeper://127.0.0.1:2181; default none")
 	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level), all, or default (the setting left out)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()

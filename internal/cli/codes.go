@@ -69,8 +69,8 @@ var codes = []Code{
 	{"DR208", "tag-empty", SevWarning, "give the tag addresses or a match, or remove it"},
 	{"DR209", "tag-match-incomplete", SevWarning, "give every match entry a key and a value"},
 
-	{"DR010", "configurators-rejected", SevError, "fix the configurators rule at this line; Java (and the runtime) log it and keep the previous configurators"},
-	{"DR401", "configurator-no-effect", SevWarning, "see the message: Java accepts this part of the rule and silently never applies it"},
+	{"DR014", "configurators-rejected", SevError, "fix the configurators rule at this line; Java (and the runtime) log it and keep the previous configurators"},
+	{"DR501", "configurator-no-effect", SevWarning, "see the message: Java accepts this part of the rule and silently never applies it"},
 
 	{"DR301", "admin-blacklist", SevInfo, "Dubbo Admin blacklist: the consumers listed get no provider"},
 	{"DR302", "admin-whitelist", SevInfo, "Dubbo Admin whitelist: every consumer NOT listed gets no provider"},

@@ -95,7 +95,7 @@ func TestZooKeeperCommands(t *testing.T) {
 			t.Fatalf("get configurators: exit %d, %q", code, out)
 		}
 		bad := "configVersion: v3.0\nkey: x\nconfigs:\n- side: consumer\n"
-		if _, errOut, code := run(t, bad, "push", "--zk", addr, key, "-"); code != ExitFail || !strings.Contains(errOut, "DR010") || !strings.Contains(errOut, "line 4") {
+		if _, errOut, code := run(t, bad, "push", "--zk", addr, key, "-"); code != ExitFail || !strings.Contains(errOut, "DR014") || !strings.Contains(errOut, "line 4") {
 			t.Fatalf("push bad configurators: exit %d, err %q", code, errOut)
 		}
 		if _, _, code := run(t, "", "rm", "--zk", addr, key); code != ExitOK {

@@ -147,3 +147,32 @@ func TestConfiguratorChangeReadsNoProviderURL(t *testing.T) {
 		t.Errorf("after delete: %d invokers, %d disabled", len(s.Invokers), len(s.Disabled))
 	}
 }
+
+// TestConfiguredRouteDoesNotAllocate: with configurators in force (a
+// disabled provider, a configured dubbo.tag and weight), routing a call
+// still allocates nothing: all of it happened when the snapshot was built.
+func TestConfiguredRouteDoesNotAllocate(t *testing.T) {
+	c := New(consumerURL("demo-consumer1"), Options{Name: iface, Observer: &countObs{}})
+	c.SetInvokers(manyInvokers(t, 100))
+	c.Update(func(in *Input) {
+		in.Rules[SlotTag] = tagRule(t, "force: false\nenabled: true\ntags:\n  - name: gray\n    addresses: [\"10.0.0.3:20880\"]\n")
+		in.Configurators = cfgLists(t, "configVersion: v3.0\nscope: application\nkey: demo-consumer1\nconfigs:\n- side: consumer\n  providerAddresses: [10.0.0.4:20880]\n  parameters: {disabled: true}\n- side: consumer\n  providerAddresses: [10.0.0.8:20880]\n  parameters: {dubbo.tag: blue, weight: 7}\n", "")
+	})
+	if s := c.Snapshot(); len(s.Disabled) != 1 {
+		t.Fatalf("disabled: %+v", s.Disabled)
+	}
+	for _, inv := range []base.Invocation{
+		call("queryAll", nil),
+		call("queryByName", map[string]any{"dubbo.tag": "blue"}),
+	} {
+		c.Route(inv, nil)
+		if n := testing.AllocsPerRun(200, func() { c.Route(inv, nil) }); n != 0 {
+			t.Errorf("%s: %v allocs per Route", inv.MethodName(), n)
+		}
+	}
+	var tr router.Trace
+	got := c.Snapshot().RouteSet(&router.Call{Method: "queryAll", Attachments: router.AttachmentMap{"dubbo.tag": "blue"}}, &tr, nil)
+	if got.Len() != 1 {
+		t.Errorf("dubbo.tag blue (configured on one provider): %d providers\n%s", got.Len(), tr.String())
+	}
+}

@@ -69,6 +69,8 @@ func TestConfiguratorLiveParity(t *testing.T) {
 		if _, err := c.WaitLog(30*time.Second, fmt.Sprintf("rule key=%s version=configurators#%d accepted", key, accepted)); err != nil {
 			t.Fatal(err)
 		}
+		// The line is logged before the chain rebuilds; let it publish.
+		time.Sleep(300 * time.Millisecond)
 	}
 	addr := func(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
 	// Every provider gets warmup=1 and an explicit weight 100: Java's

@@ -7,6 +7,7 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/tag"
@@ -25,6 +26,13 @@ type Options struct {
 	Adapt func(base.Invoker) base.Invoker
 	// Name identifies the chain in NoProviderError (usually the interface).
 	Name string
+	// Configure, if set, maps a provider invoker whose parameters the
+	// configurators changed to the invoker the balancers and the cluster
+	// see (changed: the parameters written, see
+	// configurator.Provider.Changed; plus the configured consumer's
+	// retries). Called off the hot path, before Adapt; it must return the
+	// same value for the same invoker and parameters.
+	Configure func(ivk base.Invoker, changed map[string]string) base.Invoker
 	// Dropped, if set, reports the providers the registry delivered but
 	// that were dropped before they reached the chain (protocol mismatch,
 	// for example); a NoProviderError names them. Called only when a call
@@ -48,6 +56,8 @@ type Chain struct {
 	consumer *router.URL
 	invokers []base.Invoker // as given (before Adapt)
 	rules    [numSlots]RuleRef
+	cfg      *configurator.Lists // dynamic configuration (nil: none)
+	cfgGen   uint64              // bumped when cfg or the consumer changes
 
 	// Provider state carried from rebuild to rebuild, so that a change
 	// reads only the URLs of the providers that joined: the parsed URL of
@@ -66,11 +76,19 @@ type urlEntry struct {
 	mock bool   // u.Protocol == "mock"
 	gen  uint64 // generation of the last snapshot holding the invoker
 	pos  int32  // its member in that snapshot
+
+	// Configurator state (valid when cfgGen equals the chain's).
+	cfgGen  uint64
+	prov    *configurator.Provider // nil: no configurator list
+	enabled bool
+	tagURL  *router.URL // u, or u with the configured dubbo.tag
+	tagPrev *router.URL // tagURL the previous snapshot was indexed with
+	changed map[string]string
 }
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}}
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, cfgGen: 1}
 	c.rebuild()
 	return c
 }
@@ -104,6 +122,11 @@ type Input struct {
 	Consumer *router.URL
 	Invokers []base.Invoker
 	Rules    [numSlots]RuleRef
+	// Configurators are the consumer's dynamic configuration lists
+	// (registry, <consumer-app>.configurators, <svc>.configurators), applied
+	// to every provider URL and to the consumer URL before any router, as
+	// Java's RegistryDirectory does. nil: none.
+	Configurators *configurator.Lists
 }
 
 // Update changes the input under the chain's writer lock and publishes one
@@ -111,9 +134,12 @@ type Input struct {
 func (c *Chain) Update(f func(*Input)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	in := Input{Consumer: c.consumer, Invokers: c.invokers, Rules: c.rules}
+	in := Input{Consumer: c.consumer, Invokers: c.invokers, Rules: c.rules, Configurators: c.cfg}
 	f(&in)
-	c.consumer, c.invokers, c.rules = in.Consumer, in.Invokers, in.Rules
+	if in.Configurators != c.cfg || in.Consumer != c.consumer {
+		c.cfgGen++
+	}
+	c.consumer, c.invokers, c.rules, c.cfg = in.Consumer, in.Invokers, in.Rules, in.Configurators
 	c.rebuild()
 }
 
@@ -122,10 +148,22 @@ func (c *Chain) rebuild() {
 	start := time.Now()
 	invs := make([]base.Invoker, 0, len(c.invokers))
 	urls := make([]*router.URL, 0, len(c.invokers))
-	// prevPos[i]: member of the previous snapshot holding urls[i], or -1.
+	// prevPos[i]: member of the previous snapshot holding urls[i], or -1
+	// (tagPos: the same for the URL the tag router reads).
 	prevPos := make([]int32, 0, len(c.invokers))
+	tagPos := prevPos
+	var tagURLs []*router.URL
 	var mocks []int
+	var disabled []Disabled
+	var provs []*configurator.Provider
 	prevGen, gen := c.gen, c.gen+1
+	consumer, consumerApplied := c.consumer, []configurator.Applied(nil)
+	if !c.cfg.Empty() {
+		consumer, consumerApplied = c.cfg.ConfigureConsumer(c.consumer, localHost(c.consumer))
+		tagURLs = make([]*router.URL, 0, len(c.invokers))
+		tagPos = make([]int32, 0, len(c.invokers))
+		provs = make([]*configurator.Provider, 0, len(c.invokers))
+	}
 	for _, ivk := range c.invokers {
 		if ivk == nil {
 			continue
@@ -134,10 +172,18 @@ func (c *Chain) rebuild() {
 		pos := int32(-1)
 		if e == nil {
 			u := FromDubbo(ivk.GetURL())
-			e = &urlEntry{u: u, mock: u != nil && u.Protocol == "mock"}
+			e = &urlEntry{u: u, mock: u != nil && u.Protocol == "mock", tagURL: u}
 			c.urls[ivk] = e
 		} else if e.gen == prevGen {
 			pos = e.pos
+		}
+		if e.cfgGen != c.cfgGen {
+			e.cfgGen = c.cfgGen
+			configureEntry(e, c.cfg, c.consumer, consumer)
+		}
+		if !e.enabled {
+			disabled = append(disabled, Disabled{URL: e.u, Provider: e.prov})
+			continue
 		}
 		// A duplicate invoker keeps its first member (and reads as new).
 		if e.gen != gen {
@@ -147,12 +193,25 @@ func (c *Chain) rebuild() {
 			mocks = append(mocks, len(urls))
 		}
 		out := ivk
+		if e.changed != nil && c.opts.Configure != nil {
+			out = c.opts.Configure(ivk, e.changed)
+		}
 		if c.opts.Adapt != nil {
-			out = c.opts.Adapt(ivk)
+			out = c.opts.Adapt(out)
 		}
 		invs = append(invs, out)
 		urls = append(urls, e.u)
 		prevPos = append(prevPos, pos)
+		if provs != nil {
+			provs = append(provs, e.prov)
+			tp := pos
+			if e.tagPrev != e.tagURL {
+				tp = -1
+			}
+			tagPos = append(tagPos, tp)
+			tagURLs = append(tagURLs, e.tagURL)
+		}
+		e.tagPrev = e.tagURL
 	}
 	if len(c.urls) > 2*len(urls)+64 {
 		for ivk, e := range c.urls {
@@ -163,14 +222,79 @@ func (c *Chain) rebuild() {
 	}
 	c.gen = gen
 	u := router.NewUniverse(len(invs))
-	c.tagIndex = tag.NewIndex(u, urls, c.tagIndex, prevPos)
+	if tagURLs == nil {
+		tagURLs = urls
+	}
+	c.tagIndex = tag.NewIndex(u, tagURLs, c.tagIndex, tagPos)
 	c.condIndex = condition.NewProviderIndexFrom(u, urls, c.condIndex, prevPos)
-	s := build(gen, u, invs, urls, mocks, c.consumer, c.rules, c.tagIndex,
+	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
+	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
 	}
+}
+
+// configureEntry recomputes one provider's configurator state for the
+// lists cfg, the original consumer URL and the configured one.
+func configureEntry(e *urlEntry, cfg *configurator.Lists, original, consumer *router.URL) {
+	e.prov, e.changed = nil, nil
+	if cfg.Empty() || e.u == nil {
+		// Without configurators the directory still drops a provider that
+		// registered itself disabled.
+		p := configurator.Provider{URL: e.u, Consumer: original}
+		e.enabled = e.u == nil || p.Enabled()
+		e.tagURL = e.u
+		return
+	}
+	p := cfg.ConfigureProvider(e.u, original, localHost(original))
+	e.prov = &p
+	e.enabled = p.Enabled()
+	e.changed = p.Changed()
+	// retries is read from the configured consumer URL (Java's
+	// directoryUrl), never from a provider's override.
+	if r, ok := consumer.Params["retries"]; ok && r != original.Params["retries"] {
+		if e.changed == nil {
+			e.changed = map[string]string{}
+		}
+		e.changed["retries"] = r
+	} else if e.changed != nil {
+		delete(e.changed, "retries")
+		if len(e.changed) == 0 {
+			e.changed = nil
+		}
+	}
+	// The tag router reads the static tag with getParameter: the override
+	// URL's dubbo.tag first. The condition routers read the provider's own
+	// parameters (toOriginalMap).
+	want := e.u.Params[tag.TagKey]
+	if v, ok := p.Param(tag.TagKey); ok {
+		want = v
+	}
+	switch {
+	case want == e.u.Params[tag.TagKey]:
+		e.tagURL = e.u
+	case e.tagURL != nil && e.tagURL != e.u && e.tagURL.Params[tag.TagKey] == want:
+		// unchanged: keep the pointer so the tag index is reused
+	default:
+		cp := *e.u
+		cp.Params = make(map[string]string, len(e.u.Params)+1)
+		for k, v := range e.u.Params {
+			cp.Params[k] = v
+		}
+		cp.Params[tag.TagKey] = want
+		e.tagURL = &cp
+	}
+}
+
+// localHost is the consumer's IP (Java's NetUtils.getLocalHost on the
+// consumer): the consumer URL's host.
+func localHost(consumer *router.URL) string {
+	if consumer == nil {
+		return ""
+	}
+	return consumer.Host
 }
 
 // Route routes one call against the snapshot in force and returns the

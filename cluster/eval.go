@@ -3,6 +3,7 @@ package cluster
 import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/condition"
 )
@@ -18,14 +19,41 @@ type Rules = [numSlots]RuleRef
 // publishes for the same consumer, providers and rules. opts.Rand is used;
 // the other options are ignored.
 func NewSnapshot(consumer *router.URL, providers []*router.URL, rules Rules, opts Options) *Snapshot {
-	urls := append([]*router.URL(nil), providers...)
-	var mocks []int
-	for i, u := range urls {
-		if u != nil && u.Protocol == "mock" {
-			mocks = append(mocks, i)
-		}
+	s, _ := NewConfiguredSnapshot(consumer, providers, rules, nil, opts)
+	return s
+}
+
+// NewConfiguredSnapshot is NewSnapshot after dynamic configuration, as a
+// Chain with Input.Configurators builds it: the consumer URL configured,
+// every provider's override URL computed, the disabled ones left out. It
+// also returns, for each snapshot member, its index in providers.
+func NewConfiguredSnapshot(consumer *router.URL, providers []*router.URL, rules Rules, cfg *configurator.Lists, opts Options) (*Snapshot, []int) {
+	configured, applied := consumer, []configurator.Applied(nil)
+	if !cfg.Empty() {
+		configured, applied = cfg.ConfigureConsumer(consumer, localHost(consumer))
 	}
-	return build(1, router.NewUniverse(len(urls)), make([]base.Invoker, len(urls)), urls, mocks, consumer, rules, nil, condition.CompileOptions{Rand: opts.Rand})
+	var urls, tagURLs []*router.URL
+	var provs []*configurator.Provider
+	var disabled []Disabled
+	var mocks, index []int
+	for i, p := range providers {
+		e := &urlEntry{u: p}
+		configureEntry(e, cfg, consumer, configured)
+		if !e.enabled {
+			disabled = append(disabled, Disabled{URL: p, Provider: e.prov})
+			continue
+		}
+		if p != nil && p.Protocol == "mock" {
+			mocks = append(mocks, len(urls))
+		}
+		index = append(index, i)
+		urls = append(urls, p)
+		tagURLs = append(tagURLs, e.tagURL)
+		provs = append(provs, e.prov)
+	}
+	s := build(1, router.NewUniverse(len(urls)), make([]base.Invoker, len(urls)), urls, tagURLs, mocks, configured, rules, nil, condition.CompileOptions{Rand: opts.Rand})
+	s.setConfigured(cfg, consumer, applied, provs, disabled)
+	return s, index
 }
 
 // ExtraRouter is a condition router outside the four config-center slots:

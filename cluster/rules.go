@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
@@ -63,6 +64,9 @@ type RuleRef struct {
 	Mesh []mesh.AppRule
 	// Affinity is the rule of the affinity slot.
 	Affinity *affinity.Rule
+	// Configurators is the list of a .configurators key (dynamic
+	// configuration; not a router slot, see Input.Configurators).
+	Configurators configurator.List
 }
 
 // Empty reports whether no rule is in force.

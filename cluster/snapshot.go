@@ -5,6 +5,7 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
@@ -33,6 +34,18 @@ type Snapshot struct {
 	// Rules are the rules compiled into this snapshot.
 	Rules [numSlots]RuleRef
 
+	// Configurators are the dynamic configuration lists applied (nil:
+	// none); Consumer is then the configured consumer URL and
+	// OriginalConsumer the one before, ConsumerApplied the configurators
+	// that changed it. Configured[i] is provider i after the configurators
+	// (nil without lists); Disabled are the providers they (or the
+	// providers' own enabled=false / disabled=true) kept out.
+	Configurators    *configurator.Lists
+	OriginalConsumer *router.URL
+	ConsumerApplied  []configurator.Applied
+	Configured       []*configurator.Provider
+	Disabled         []Disabled
+
 	mockOnly, noMock *router.Set
 
 	mesh        *mesh.Compiled
@@ -44,11 +57,29 @@ type Snapshot struct {
 	consumerApp *condition.Compiled
 }
 
+// Disabled is a provider the directory keeps out before any router.
+type Disabled struct {
+	// URL is the provider's own URL.
+	URL *router.URL
+	// Provider is its configured view (nil when no configurator list
+	// exists: it registered itself disabled).
+	Provider *configurator.Provider
+}
+
+func (s *Snapshot) setConfigured(l *configurator.Lists, original *router.URL, applied []configurator.Applied, provs []*configurator.Provider, disabled []Disabled) {
+	s.OriginalConsumer = original
+	s.Disabled = disabled
+	if l.Empty() {
+		return
+	}
+	s.Configurators, s.ConsumerApplied, s.Configured = l, applied, provs
+}
+
 // build compiles a snapshot over u (of len(invokers) members); mocks are
 // the members whose URL has protocol mock. tagIndex and opt.Index, made for
 // u and urls, carry what was read from the provider URLs for the previous
 // snapshot (nil: read them all).
-func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*router.URL, mocks []int, consumer *router.URL, rules [numSlots]RuleRef, tagIndex *tag.Index, opt condition.CompileOptions) *Snapshot {
+func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURLs []*router.URL, mocks []int, consumer *router.URL, rules [numSlots]RuleRef, tagIndex *tag.Index, opt condition.CompileOptions) *Snapshot {
 	s := &Snapshot{
 		Generation: gen,
 		Invokers:   invokers,
@@ -62,7 +93,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls []*rout
 	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
 	s.affinity = affinity.Compile(rules[SlotAffinity].Affinity, u, consumer, urls)
 	s.affinityApp = affinity.Compile(rules[SlotAffinityApp].Affinity, u, consumer, urls)
-	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, urls, tagIndex)
+	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, tagURLs, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.
 	if opt.Index == nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
 )
@@ -40,7 +41,10 @@ type Binding struct {
 	mesh        meshSubs // <provider-app>.MESHAPPRULE of every provider application
 	cancelRef   []func() // the service and consumer-app subscriptions
 	adapted     map[base.Invoker]base.Invoker
-	closed      bool
+
+	cfg        configurator.Lists // <consumer-app>.configurators, <svc>.configurators
+	configured map[base.Invoker]*cfgInvoker
+	closed     bool
 
 	metrics *chainMetrics
 	noProv  noProviders
@@ -127,6 +131,7 @@ func newBinding(u *common.URL) *Binding {
 		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
+		configured:  map[base.Invoker]*cfgInvoker{},
 		created:     time.Now(),
 		readyCh:     make(chan struct{}),
 	}
@@ -135,6 +140,7 @@ func newBinding(u *common.URL) *Binding {
 		Name:         b.iface,
 		Observer:     b.metrics,
 		Adapt:        b.adapt,
+		Configure:    b.configure,
 		Dropped:      func() []cluster.Dropped { return droppedFor(u) },
 		OnNoProvider: b.noProv.add,
 	})
@@ -159,6 +165,7 @@ func newBinding(u *common.URL) *Binding {
 	b.dynamic[cluster.SlotService] = svc
 	b.dynamic[cluster.SlotConsumerApp] = app
 	b.dynamic[cluster.SlotProviderApp] = app
+	b.subscribeConfigurators()
 	b.publishRules()
 	bindingsMu.Lock()
 	bindings[b.iface] = append(bindings[b.iface], b)
@@ -260,23 +267,15 @@ func (b *Binding) effectiveRules() cluster.Rules {
 	return eff
 }
 
-// setInvokers follows the provider application (Java: the first invoker's
-// remote application) and publishes the new provider list.
+// setInvokers publishes the new provider list and follows the provider
+// application: Java's tag and provider-app routers take the first invoker's
+// remote application, after the configurators left out disabled providers
+// (an empty list keeps the application followed so far).
 func (b *Binding) setInvokers(invokers []base.Invoker) {
-	app := ""
-	for _, ivk := range invokers {
-		if ivk != nil && ivk.GetURL() != nil {
-			app = ivk.GetURL().GetParam(constant.ApplicationKey, "")
-			break
-		}
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return
-	}
-	if app != "" && app != b.providerApp {
-		b.switchProviderApp(app)
 	}
 	if b.followMeshApps(invokers) {
 		// New mesh keys and the providers they route in one snapshot.
@@ -284,6 +283,13 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 		b.chain.Update(func(in *cluster.Input) { in.Invokers, in.Rules = invokers, eff })
 	} else {
 		b.chain.SetInvokers(invokers)
+	}
+	app := ""
+	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
+		app = s.URLs[0].Application()
+	}
+	if app != "" && app != b.providerApp {
+		b.switchProviderApp(app)
 	}
 	if len(invokers) > 0 && !b.ready.Load() {
 		if b.settle == nil {
@@ -340,6 +346,9 @@ func (b *Binding) switchProviderApp(app string) {
 func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
 	if b.lb == "" {
 		return ivk
+	}
+	if c, ok := ivk.(*cfgInvoker); ok && c.lb {
+		return ivk // a configured loadbalance wins over the consumer's, as in Java
 	}
 	u := ivk.GetURL()
 	if u == nil || (u.GetParam(constant.LoadbalanceKey, "") == b.lb && !hasMethodLB(u)) {
@@ -413,6 +422,9 @@ func (r *bindingRouter) Route(invokers []base.Invoker, _ *common.URL, inv base.I
 	for _, o := range out {
 		u := o.GetURL()
 		if w, ok := o.(*lbInvoker); ok {
+			u = w.Invoker.GetURL()
+		}
+		if w, ok := unwrapInvoker(o).(*cfgInvoker); ok {
 			u = w.Invoker.GetURL()
 		}
 		if keep[u] {

@@ -82,7 +82,7 @@ func TestMain(m *testing.M) {
 	var t testing.T
 	p0, p1, p2 = freePort(&t), freePort(&t), freePort(&t)
 	for _, o := range []provider.Options{
-		{Port: p0, Registry: "memory://"},
+		{Port: p0, Registry: "memory://", ConfigCenter: "memory://"},
 		{Port: p1, Registry: "memory://"},
 		{Port: p2, Registry: "memory://", Params: map[string]string{"status": "gray"}},
 	} {

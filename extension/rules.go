@@ -14,6 +14,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
@@ -26,6 +27,8 @@ const (
 	TagSuffix       = rules.TagSuffix
 	GraySuffix      = rules.GraySuffix
 	MeshSuffix      = rules.MeshSuffix
+	// ConfiguratorsSuffix is the dynamic configuration suffix.
+	ConfiguratorsSuffix = rules.ConfiguratorsSuffix
 )
 
 // keyState is one subscribed config-center key: the last good rule and the
@@ -115,6 +118,10 @@ func (ks *keyState) listen() {
 	evented := ks.evented
 	ks.mu.Unlock()
 	if content != "" && !evented {
+		if ks.kind == rules.KindConfigurators {
+			ks.applyConfigurators(content, false, false)
+			return
+		}
 		ks.apply(content, false)
 	}
 }
@@ -131,7 +138,59 @@ func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
 	ks.mu.Lock()
 	ks.evented = true
 	ks.mu.Unlock()
+	if ks.kind == rules.KindConfigurators {
+		ks.applyConfigurators(content, ev.ConfigType == remoting.EventTypeDel, true)
+		return
+	}
 	ks.apply(content, true)
+}
+
+// applyConfigurators is Java's AbstractConfiguratorListener for a
+// .configurators key: a delete clears the list; content that fails to parse
+// (empty content on a change included) is logged with key and line and the
+// list in force stays; content that yields no configurator keeps it too.
+func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
+	ks.mu.Lock()
+	if deleted {
+		had := len(ks.ref.Configurators) > 0
+		ks.ref = cluster.RuleRef{Key: ks.key}
+		ks.rev++
+		ks.content, ks.accepted = "", now()
+		subs := ks.snapshotSubs()
+		ks.mu.Unlock()
+		if had {
+			ruleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			logger.Infof("[dubboroute] rule key=%s deleted: no configurators", ks.key)
+		}
+		notify(subs, cluster.RuleRef{Key: ks.key})
+		return
+	}
+	r, err := configurator.Parse(ks.key, content)
+	if err != nil {
+		ks.rejected = newRejection(err, content)
+		ks.mu.Unlock()
+		ruleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(err.Error(), maxLoggedError))
+		return
+	}
+	if r.Keep {
+		ks.mu.Unlock()
+		logger.Warnf("[dubboroute] rule key=%s yields no configurator; the previous configurators stay in force (as in Java; delete the key to clear them)", ks.key)
+		return
+	}
+	ks.rev++
+	ref := cluster.RuleRef{Key: ks.key, Version: "configurators#" + strconv.Itoa(ks.rev), Configurators: r.List}
+	ks.ref = ref
+	ks.content, ks.accepted = content, now()
+	subs := ks.snapshotSubs()
+	ks.mu.Unlock()
+	ruleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	src := "initial read"
+	if event {
+		src = "change event"
+	}
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)", ks.key, ref.Version, src, len(r.List))
+	notify(subs, ref)
 }
 
 // apply parses content (empty = delete), keeps the last good rule on error,

@@ -16,6 +16,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
 // Why dubboroute follows ZooKeeper itself.
@@ -270,6 +271,15 @@ func (ks *keyState) applyVersion(content string, version int32, event bool) {
 	ks.mu.Unlock()
 	if version < 0 && first {
 		return // no rule to begin with
+	}
+	if ks.kind == rules.KindConfigurators {
+		// Java's listener: no node is a delete; an empty node is content
+		// that fails to parse (skipped at the initial read).
+		if first && version >= 0 && content == "" {
+			return
+		}
+		ks.applyConfigurators(content, version < 0, event)
+		return
 	}
 	ks.apply(content, event)
 }

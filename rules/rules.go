@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/internal/yamllimit"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
@@ -24,6 +25,9 @@ const (
 	MeshSuffix      = mesh.KeySuffix // Java's MeshRuleManager: <provider-app>.MESHAPPRULE
 	ScriptSuffix    = ".script-router"
 	AffinitySuffix  = affinity.KeySuffix // <interface>:<version>:<group>.affinity-router (only read when enabled)
+	// ConfiguratorsSuffix is dynamic configuration (override rules):
+	// <app>.configurators and <interface>:<version>:<group>.configurators.
+	ConfiguratorsSuffix = ".configurators"
 )
 
 // Kind is the kind of rule a key holds.
@@ -44,6 +48,8 @@ const (
 	// KindAffinity is Java's service affinity rule; Java 3.3.6 does not
 	// register the router, so consumers read it only when they enable it.
 	KindAffinity Kind = "affinity"
+	// KindConfigurators is dynamic configuration (package configurator).
+	KindConfigurators Kind = "configurators"
 )
 
 // Key is what a config-center key says about its rule.
@@ -53,7 +59,8 @@ type Key struct {
 	// Prefix is the key without its suffix: an application name, or
 	// interface:version:group for a service condition rule.
 	Prefix string
-	// Service is true for a condition key naming a service (it has a colon).
+	// Service is true for a condition or configurators key naming a
+	// service (it has a colon).
 	Service bool
 }
 
@@ -75,9 +82,12 @@ func ParseKey(key string) (Key, error) {
 	case strings.HasSuffix(key, AffinitySuffix):
 		k.Kind, k.Prefix = KindAffinity, strings.TrimSuffix(key, AffinitySuffix)
 		k.Service = strings.Contains(k.Prefix, ":")
+	case strings.HasSuffix(key, ConfiguratorsSuffix):
+		k.Kind, k.Prefix = KindConfigurators, strings.TrimSuffix(key, ConfiguratorsSuffix)
+		k.Service = strings.Contains(k.Prefix, ":")
 	default:
-		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s, <app>%s or <interface>:<version>:<group>%s)",
-			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix, AffinitySuffix)
+		return k, fmt.Errorf("key %q: not a rule key (want <app>%s, <interface>:<version>:<group>%s, <app>%s, <app>%s, <app>%s, <app>%s, <interface>:<version>:<group>%s or <app|interface:version:group>%s)",
+			key, ConditionSuffix, ConditionSuffix, TagSuffix, GraySuffix, MeshSuffix, ScriptSuffix, AffinitySuffix, ConfiguratorsSuffix)
 	}
 	if k.Prefix == "" {
 		return k, fmt.Errorf("key %q: nothing before the %s suffix", key, strings.TrimPrefix(key, k.Prefix))
@@ -94,7 +104,7 @@ func ParseKey(key string) (Key, error) {
 func ServiceKey(u *router.URL) string { return u.ServiceKey() + ConditionSuffix }
 
 // Parsed is one rule's content parsed by its kind. Exactly one of
-// Condition, Tag, Gray and Mesh is set.
+// Condition, Tag, Gray, Mesh, Script, Affinity and Configurators is set.
 type Parsed struct {
 	Kind      Kind
 	Condition *condition.Rule
@@ -107,6 +117,8 @@ type Parsed struct {
 	Script *ScriptRule
 	// Affinity is a service affinity rule.
 	Affinity *affinity.Rule
+	// Configurators is dynamic configuration (package configurator).
+	Configurators *configurator.Rule
 	// Version is the rule format's version as shown in traces: "3.0" or
 	// "3.1" for condition rules, the configVersion of a tag rule (without
 	// the leading v), "1" otherwise.
@@ -149,6 +161,11 @@ func Parse(kind Kind, content string) (Parsed, error) {
 		p.Script = ParseScript(content)
 	case KindAffinity:
 		p.Affinity, err = affinity.ParseRule(content)
+	case KindConfigurators:
+		p.Configurators, err = configurator.Parse("", content)
+		if err == nil && p.Configurators.ConfigVersion != "" {
+			p.Version = strings.TrimPrefix(p.Configurators.ConfigVersion, "v")
+		}
 	default:
 		err = fmt.Errorf("unknown rule kind %q", kind)
 	}

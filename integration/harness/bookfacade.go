@@ -46,6 +46,9 @@ type ProviderOptions struct {
 	LogLevel string
 	// Env is added to the process environment.
 	Env []string
+	// ConfigCenter, if set, is the provider's config center
+	// (-config-center), from which it reads dynamic configuration.
+	ConfigCenter string
 }
 
 // Provider is a running cmd/provider.
@@ -79,6 +82,9 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 		}
 		if opts.Tag != "" {
 			args = append(args, "-tag", opts.Tag)
+		}
+		if opts.ConfigCenter != "" {
+			args = append(args, "-config-center", opts.ConfigCenter)
 		}
 		if opts.RegistryType != "" {
 			args = append(args, "-registry-type", opts.RegistryType)

@@ -149,6 +149,11 @@ type Answer struct {
 	Rejected []int             `json:"rejected"`
 	Unread   []int             `json:"unread"`
 	Error    bool              `json:"error,omitempty"`
+	// Weights and Disabled are reported for cases with configurators:
+	// each provider's effective weight for the call, and the providers the
+	// directory kept out (ids, sorted).
+	Weights  map[string]string `json:"weights,omitempty"`
+	Disabled []string          `json:"disabled,omitempty"`
 }
 
 type rawAnswer struct {
@@ -163,6 +168,10 @@ type rawAnswer struct {
 	Unread []struct {
 		Rule int `json:"rule"`
 	} `json:"unread"`
+	Weights  map[string]string `json:"weights"`
+	Disabled []struct {
+		ID string `json:"id"`
+	} `json:"disabled"`
 	Error string `json:"error"`
 }
 
@@ -205,6 +214,13 @@ func Normalize(line json.RawMessage) (Answer, error) {
 	}
 	sort.Ints(a.Rejected)
 	sort.Ints(a.Unread)
+	if len(r.Weights) > 0 {
+		a.Weights = r.Weights
+	}
+	for _, d := range r.Disabled {
+		a.Disabled = append(a.Disabled, d.ID)
+	}
+	sort.Strings(a.Disabled)
 	return a, nil
 }
 
@@ -222,6 +238,12 @@ func Diff(want, got Answer) string {
 	}
 	if fmt.Sprint(want.Unread) != fmt.Sprint(got.Unread) {
 		d = append(d, fmt.Sprintf("unread rules: java %v, go %v", want.Unread, got.Unread))
+	}
+	if !mapsEqual(want.Weights, got.Weights) {
+		d = append(d, fmt.Sprintf("weights: java %v, go %v", want.Weights, got.Weights))
+	}
+	if fmt.Sprint(want.Disabled) != fmt.Sprint(got.Disabled) {
+		d = append(d, fmt.Sprintf("disabled: java %v, go %v", want.Disabled, got.Disabled))
 	}
 	return strings.Join(d, "; ")
 }

@@ -33,7 +33,7 @@ var codes = []Code{
 	{"DR003", "gray-rejected", SevError, "fix the gray rule at this line; the runtime rejects it whole and keeps the previous one"},
 	{"DR004", "unsupported-version", SevError, "use configVersion v3.0 or v3.1; Java ignores rules above v3.1 and keeps the previous one"},
 	{"DR005", "no-conditions", SevError, "give the rule at least one condition; an empty list does not clear the old conditions, delete the key instead"},
-	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router, <app>.gray-router or <app>.MESHAPPRULE, or pass --key"},
+	{"DR006", "unknown-key", SevError, "name the file <app>.condition-router, <interface>:<version>:<group>.condition-router, <app>.tag-router, <app>.gray-router, <app>.MESHAPPRULE or <app|interface:version:group>.configurators, or pass --key"},
 	{"DR008", "mesh-rejected", SevError, "fix the mesh rule at this line; Java logs it and keeps the mesh rule already in force"},
 	{"DR009", "mesh-incomplete", SevError, "put a VirtualService and a DestinationRule (metadata.name without a dot) in the same value; Java ignores a value with only one of them and keeps the rule in force"},
 	{"DR010", "script-never-routes", SevWarning, "remove the script rule or route with a condition, tag or mesh rule: Java 3.3.6 on Java 15+ has no script engine, so a script rule never routes (dubboroute ignores it the same way)"},
@@ -88,6 +88,8 @@ var codes = []Code{
 	{"DR411", "mesh-host-not-app", SevWarning, "Java never reads host: the key's application decides which providers a rule routes; name the host after it to avoid confusion"},
 	{"DR412", "mesh-clears", SevWarning, "the value has no standard VirtualService/DestinationRule: Java clears this application's mesh rule (delete the key if that is meant)"},
 	{"DR413", "mesh-subset-empty", SevWarning, "check the subset labels against the providers (labels are read consumer value first for most keys)"},
+	{"DR014", "configurators-rejected", SevError, "fix the configurators rule at this line; Java (and the runtime) log it and keep the previous configurators"},
+	{"DR501", "configurator-no-effect", SevWarning, "see the message: Java accepts this part of the rule and silently never applies it"},
 
 	{"DR301", "admin-blacklist", SevInfo, "Dubbo Admin blacklist: the consumers listed get no provider"},
 	{"DR302", "admin-whitelist", SevInfo, "Dubbo Admin whitelist: every consumer NOT listed gets no provider"},

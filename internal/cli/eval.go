@@ -12,6 +12,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
@@ -97,6 +98,14 @@ type prepared struct {
 	rejected    []Rejection
 	ignored     []Ignored
 	unread      []Unread
+	// cfg are the consumer's configurator lists; index maps the members of
+	// the last evaluated snapshot to providers (disabled ones are not
+	// members); snap is that snapshot.
+	cfg   configurator.Lists
+	index []int
+	snap  *cluster.Snapshot
+	// hasConfigurators: the case has a .configurators key.
+	hasConfigurators bool
 }
 
 // keyState is one config-center key while the case's rules are applied.
@@ -219,6 +228,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 	}
 	meshRefs := map[string]cluster.RuleRef{}
+	earlierApp := "" // a provider application the routers followed before providerApp
 	states := map[string]*keyState{}
 	type event struct {
 		idx     int
@@ -287,10 +297,16 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			if k.Prefix == providerApp {
 				return []cluster.Slot{cluster.SlotProviderApp}, false, ""
 			}
+			if k.Prefix == earlierApp {
+				return nil, false, "" // read while the routers followed that application
+			}
 			return nil, false, "application is neither the consumer's (" + consumerApp + ") nor the first provider's (" + providerApp + ")"
 		case rules.KindTag:
 			if k.Prefix == providerApp {
 				return []cluster.Slot{cluster.SlotTag}, false, ""
+			}
+			if k.Prefix == earlierApp {
+				return nil, false, "" // read while the tag router followed that application
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
 		case rules.KindAffinity:
@@ -318,6 +334,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 				return []cluster.Slot{cluster.SlotMesh}, false, ""
 			}
 			return nil, false, "no provider of application " + k.Prefix
+		case rules.KindConfigurators:
+			if k.Prefix == consumerApp || k.Prefix == p.consumer.ServiceKey() {
+				return nil, false, ""
+			}
+			return nil, false, "neither the consumer application's (" + consumerApp + ") nor this service's (" + p.consumer.ServiceKey() + ") configurators"
 		case rules.KindGray:
 			if k.Prefix == providerApp && grayRead {
 				return nil, true, ""
@@ -339,6 +360,10 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 		if ev.key.Kind == rules.KindGray && !isGray {
 			p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
+			return
+		}
+		if ev.key.Kind == rules.KindConfigurators {
+			p.applyConfigurators(ev.idx, ev.key, ev.content, initialRead, why)
 			return
 		}
 		// Parse even unread keys, so that a broken rule is reported.
@@ -395,10 +420,33 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			p.rules[s] = ref
 		}
 	}
+	// Configurators first: they decide which providers become invokers.
+	// The tag and provider-app routers follow the application of the first
+	// invoker of the latest non-empty invoker list (TagStateRouter and
+	// ProviderAppStateRouter re-subscribe when it changes). Keys of an
+	// application they followed before count as read.
+	for _, ev := range initial {
+		if ev.key.Kind == rules.KindConfigurators {
+			apply(ev, true)
+		}
+	}
+	initialApp := p.firstInvokerApp()
+	for _, ev := range updates {
+		if ev.key.Kind == rules.KindConfigurators {
+			apply(ev, false)
+		}
+	}
+	providerApp = p.firstInvokerApp()
+	if providerApp == "" {
+		providerApp = initialApp
+	}
+	if initialApp != "" && initialApp != providerApp {
+		earlierApp = initialApp
+	}
 	// Initial reads: consumer-side keys first (read when the router is
 	// built), provider-application keys at the first address notification.
 	for _, ev := range initial {
-		if !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
+		if ev.key.Kind != rules.KindConfigurators && !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
 			apply(ev, true)
 		}
 	}
@@ -408,7 +456,9 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 	}
 	for _, ev := range updates {
-		apply(ev, false)
+		if ev.key.Kind != rules.KindConfigurators {
+			apply(ev, false)
+		}
 	}
 	var ms []mesh.AppRule
 	for _, r := range meshRefs {
@@ -423,16 +473,161 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	return nil
 }
 
+// firstInvokerApp is the application of the first provider that passes the
+// directory's enabled check after the configurators.
+func (p *prepared) firstInvokerApp() string {
+	for _, u := range p.urls {
+		pr := configurator.Provider{URL: u, Consumer: p.consumer}
+		if !p.cfg.Empty() {
+			pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
+		}
+		if pr.Enabled() {
+			return u.Application()
+		}
+	}
+	return ""
+}
+
+// applyConfigurators is AbstractConfiguratorListener for one event of a
+// configurators key: an initial empty value is skipped, a delete clears the
+// list, content Java fails to parse (empty content included) is rejected
+// and the list stays, content that yields no URL keeps the list.
+func (p *prepared) applyConfigurators(idx int, k rules.Key, content *string, initialRead bool, why string) {
+	p.hasConfigurators = true
+	list := configurator.ListApp
+	if k.Service {
+		list = configurator.ListService
+	}
+	if content == nil {
+		if why == "" {
+			p.cfg[list] = nil
+		} else {
+			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		}
+		return
+	}
+	if initialRead && *content == "" {
+		if why != "" {
+			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		}
+		return
+	}
+	r, err := configurator.Parse(k.Key, *content)
+	if err != nil {
+		p.rejected = append(p.rejected, Rejection{Rule: idx, Error: err.Error()})
+	}
+	if why != "" {
+		p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
+		return
+	}
+	if err != nil || r.Keep {
+		return
+	}
+	p.cfg[list] = r.List
+}
+
 // evaluator compiles the prepared case with rnd for v3.1 picks.
 func (p *prepared) evaluator(rnd router.Rand) *cluster.Evaluator {
 	opts := cluster.Options{Rand: rnd}
-	snap := cluster.NewSnapshot(p.consumer, p.urls, p.rules, opts)
+	var cfg *configurator.Lists
+	if !p.cfg.Empty() {
+		cfg = &p.cfg
+	}
+	snap, index := cluster.NewConfiguredSnapshot(p.consumer, p.urls, p.rules, cfg, opts)
+	p.index, p.snap = index, snap
 	return cluster.NewEvaluator(snap, p.extras, opts)
 }
 
 // ids lists the provider ids of a set, in input order.
 func (p *prepared) ids(s *router.Set) []string {
 	out := make([]string, 0, s.Len())
-	s.ForEach(func(i int) { out = append(out, p.providers[i].ID) })
+	s.ForEach(func(i int) { out = append(out, p.providers[p.member(i)].ID) })
+	return out
+}
+
+// member is the provider index of snapshot member i.
+func (p *prepared) member(i int) int {
+	if p.index != nil && i < len(p.index) {
+		return p.index[i]
+	}
+	return i
+}
+
+// reportConfigured fills the weights and disabled providers of a result
+// from the last evaluated snapshot.
+func (p *prepared) reportConfigured(res *Result) {
+	if p.snap == nil {
+		p.evaluator(nil)
+	}
+	s := p.snap
+	res.Weights = map[string]string{}
+	for i := range s.URLs {
+		var prov *configurator.Provider
+		if i < len(s.Configured) {
+			prov = s.Configured[i]
+		}
+		if prov == nil {
+			prov = &configurator.Provider{URL: s.URLs[i], Consumer: p.consumer}
+		}
+		res.Weights[p.providers[p.member(i)].ID] = prov.Weight(p.call.Method)
+	}
+	byURL := map[*router.URL]string{}
+	for i, u := range p.urls {
+		byURL[u] = p.providers[i].ID
+	}
+	for _, d := range s.Disabled {
+		info := DisabledInfo{ID: byURL[d.URL]}
+		if d.Provider != nil {
+			if by := d.Provider.DisabledBy(); by != nil {
+				info.Key = by.Configurator.Origin.Key
+			}
+		}
+		res.Disabled = append(res.Disabled, info)
+	}
+}
+
+// configuredInfo lists what the configurators did in the last evaluated
+// snapshot: the consumer URL, every changed provider, every disabled one.
+func (p *prepared) configuredInfo() []ConfiguredInfo {
+	s := p.snap
+	if s == nil {
+		return nil
+	}
+	by := func(as []configurator.Applied) []string {
+		out := make([]string, 0, len(as))
+		for _, a := range as {
+			out = append(out, configurator.ListNames[a.List]+" "+a.Configurator.Origin.String())
+		}
+		return out
+	}
+	var out []ConfiguredInfo
+	if len(s.ConsumerApplied) > 0 {
+		ci := ConfiguredInfo{ID: "consumer", By: by(s.ConsumerApplied), Params: map[string]string{}}
+		for _, a := range s.ConsumerApplied {
+			for k := range a.Configurator.Params() {
+				if v, ok := s.Consumer.Params[k]; ok {
+					ci.Params[k] = v
+				}
+			}
+		}
+		out = append(out, ci)
+	}
+	for i, pr := range s.Configured {
+		if pr == nil || len(pr.Applied) == 0 {
+			continue
+		}
+		out = append(out, ConfiguredInfo{ID: p.providers[p.member(i)].ID, By: by(pr.Applied), Params: pr.Changed()})
+	}
+	byURL := map[*router.URL]string{}
+	for i, u := range p.urls {
+		byURL[u] = p.providers[i].ID
+	}
+	for _, d := range s.Disabled {
+		ci := ConfiguredInfo{ID: byURL[d.URL], Disabled: true, By: []string{"its own enabled/disabled parameter"}}
+		if d.Provider != nil && len(d.Provider.Applied) > 0 {
+			ci.By, ci.Params = by(d.Provider.Applied), d.Provider.Changed()
+		}
+		out = append(out, ci)
+	}
 	return out
 }

@@ -33,6 +33,20 @@ type Explanation struct {
 	Trace     []router.Step `json:"trace"`
 	Eligible  []string      `json:"eligible"`
 	Gray      *GrayInfo     `json:"gray,omitempty"`
+	// Configured is what dynamic configuration did before any router:
+	// per provider (and for the consumer URL, id "consumer") the
+	// configurators that applied and the parameters they changed, or that
+	// they left the provider out.
+	Configured []ConfiguredInfo `json:"configured,omitempty"`
+}
+
+// ConfiguredInfo is what the configurators did to one provider (or to the
+// consumer URL).
+type ConfiguredInfo struct {
+	ID       string            `json:"id"`
+	Disabled bool              `json:"disabled,omitempty"`
+	By       []string          `json:"by"`
+	Params   map[string]string `json:"params,omitempty"`
 }
 
 // RuleInfo names one rule the explanation read.
@@ -274,9 +288,9 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 		return nil, fmt.Errorf("consumer url: %w", err)
 	}
 	papp := c.Providers[0].u.Application()
-	keys := []string{consumer.ServiceKey() + rules.ConditionSuffix}
+	keys := []string{consumer.ServiceKey() + rules.ConditionSuffix, consumer.ServiceKey() + rules.ConfiguratorsSuffix}
 	if a := consumer.Application(); a != "" {
-		keys = append(keys, a+rules.ConditionSuffix)
+		keys = append(keys, a+rules.ConditionSuffix, a+rules.ConfiguratorsSuffix)
 	}
 	if papp != "" {
 		keys = append(keys, papp+rules.ConditionSuffix, papp+rules.TagSuffix, papp+rules.GraySuffix)
@@ -351,12 +365,13 @@ func explainCase(c *Case, infos []RuleInfo, rnd router.Rand, now func() time.Tim
 		v, _ := p.call.Attachment(k)
 		ex.Attach = append(ex.Attach, k+"="+v)
 	}
+	ex.Configured = p.configuredInfo()
 	if p.gray != nil && !set.Empty() {
 		var eligible []*router.URL
 		var ids []string
 		set.ForEach(func(i int) {
-			eligible = append(eligible, p.urls[i])
-			ids = append(ids, p.providers[i].ID)
+			eligible = append(eligible, p.urls[p.member(i)])
+			ids = append(ids, p.providers[p.member(i)].ID)
 		})
 		plan := gray.Compile(gray.Input{Rule: p.gray, Consumer: p.consumer, Providers: eligible}, gray.Options{Rand: rnd, Now: now})
 		g := &GrayInfo{Key: p.grayKey, Version: p.grayVersion}
@@ -396,6 +411,21 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 	}
 	for _, r := range ex.Unread {
 		fmt.Fprintf(w, "  %s %s: %s\n", paint(color, cYellow, "unread"), r.Key, r.Reason)
+	}
+	if len(ex.Configured) > 0 {
+		fmt.Fprintf(w, "%s\n", bold("configurators"))
+		for _, ci := range ex.Configured {
+			what := ""
+			if ci.Disabled {
+				what = paint(color, cRed, "disabled") + " "
+			}
+			var ps []string
+			for k, v := range ci.Params {
+				ps = append(ps, k+"="+v)
+			}
+			sort.Strings(ps)
+			fmt.Fprintf(w, "  %-16s %s%s  %s\n", ci.ID, what, strings.Join(ps, " "), paint(color, cDim, "by "+strings.Join(ci.By, ", ")))
+		}
 	}
 	fmt.Fprintf(w, "%s\n", bold("route"))
 	WriteTrace(w, color, ex.Trace)

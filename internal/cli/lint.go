@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"os"
@@ -114,7 +115,7 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		return res
 	}
 	if err := rules.CheckText(k.Kind, content); err != nil {
-		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003", rules.KindMesh: "DR008", rules.KindAffinity: "DR011", rules.KindScript: "DR010"}[k.Kind]
+		code := map[rules.Kind]string{rules.KindCondition: "DR001", rules.KindTag: "DR002", rules.KindGray: "DR003", rules.KindMesh: "DR008", rules.KindAffinity: "DR011", rules.KindScript: "DR010", rules.KindConfigurators: "DR014"}[k.Kind]
 		l.add(code, lineOf(err), -1, "%v", err)
 		sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 		return res
@@ -150,10 +151,38 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 		} else {
 			res.Summary = "gray rule"
 		}
+	case rules.KindConfigurators:
+		l.configurators(k, content)
 	}
 	// Report in file order (rule-level findings without a line first).
 	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 	return res
+}
+
+// configurators lints a dynamic configuration rule.
+func (l *linter) configurators(k rules.Key, content string) {
+	r, err := configurator.Parse(k.Key, content)
+	if err != nil {
+		l.add("DR014", lineOf(err), -1, "%v", err)
+		return
+	}
+	l.res.Summary = fmt.Sprintf("configurators rule (%s), %d override URL(s)", r.Form, len(r.URLs))
+	if r.Keep {
+		l.add("DR501", 0, -1, "the rule yields no configurator: Java keeps the configurators already in force (delete the key to clear them)")
+	}
+	for _, f := range r.Findings {
+		l.add("DR501", f.Line, -1, "%s: %s", f.Field, f.Message)
+	}
+	if r.Form == "yaml" && r.RuleKey != "" {
+		scope := r.Scope
+		if scope != "application" {
+			scope = "service"
+			if strings.HasSuffix(r.RuleKey, "::") {
+				l.add("DR501", 0, -1, "key %q (Dubbo Admin's service key form) is read as version %q: the rule never applies to a service without that version", r.RuleKey, strings.TrimPrefix(r.RuleKey[strings.IndexByte(r.RuleKey, ':'):], ":"))
+			}
+		}
+		l.keyChecks(k, "", scope)
+	}
 }
 
 var adminListRE = regexp.MustCompile(`^host (!?=) (.+) =>$`)

@@ -25,7 +25,21 @@ type Result struct {
 	Ignored      []Ignored       `json:"ignored,omitempty"`
 	Unread       []Unread        `json:"unread,omitempty"`
 	Trace        []router.Step   `json:"trace,omitempty"`
-	Error        string          `json:"error,omitempty"`
+	// Weights and Disabled are reported for cases with configurators
+	// rules: every provider left after the directory's enabled check with
+	// the weight Java's balancers read for the call's method, and the
+	// providers kept out (with the key of the configurator that wrote
+	// disabled, if one did).
+	Weights  map[string]string `json:"weights,omitempty"`
+	Disabled []DisabledInfo    `json:"disabled,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// DisabledInfo is a provider the configurators (or its own enabled=false)
+// kept out of the chain.
+type DisabledInfo struct {
+	ID  string `json:"id"`
+	Key string `json:"key,omitempty"`
 }
 
 // Outcome is one distinct result of --samples, with how often it came out.
@@ -69,8 +83,8 @@ type routeOptions struct {
 const maxLeaves = 4096
 
 // routeCase evaluates one case.
-func routeCase(c *Case, opt routeOptions) Result {
-	res := Result{ID: c.ID, Rejected: []Rejection{}}
+func routeCase(c *Case, opt routeOptions) (res Result) {
+	res = Result{ID: c.ID, Rejected: []Rejection{}}
 	if res.ID == nil {
 		res.ID = json.RawMessage("null")
 	}
@@ -81,6 +95,9 @@ func routeCase(c *Case, opt routeOptions) Result {
 	}
 	res.Rejected = append(res.Rejected, p.rejected...)
 	res.Ignored, res.Unread = p.ignored, p.unread
+	if p.hasConfigurators {
+		defer func() { p.reportConfigured(&res) }()
+	}
 	samples := opt.samples
 	if c.Samples != nil {
 		samples = *c.Samples

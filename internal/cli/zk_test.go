@@ -105,6 +105,27 @@ func TestZooKeeperCommands(t *testing.T) {
 		}
 	})
 
+	t.Run("configurators", func(t *testing.T) {
+		key := "org.apache.dubbo.demo.DemoService::.configurators"
+		admin, err := os.ReadFile("../../configurator/testdata/admin/go-retries.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, errOut, code := run(t, string(admin), "push", "--zk", addr, key); code != ExitOK {
+			t.Fatalf("push configurators: exit %d, out %q, err %q", code, out, errOut)
+		}
+		if out, _, code := run(t, "", "get", "--zk", addr, key); code != ExitOK || out != string(admin) {
+			t.Fatalf("get configurators: exit %d, %q", code, out)
+		}
+		bad := "configVersion: v3.0\nkey: x\nconfigs:\n- side: consumer\n"
+		if _, errOut, code := run(t, bad, "push", "--zk", addr, key, "-"); code != ExitFail || !strings.Contains(errOut, "DR014") || !strings.Contains(errOut, "line 4") {
+			t.Fatalf("push bad configurators: exit %d, err %q", code, errOut)
+		}
+		if _, _, code := run(t, "", "rm", "--zk", addr, key); code != ExitOK {
+			t.Fatalf("rm configurators: exit %d", code)
+		}
+	})
+
 	t.Run("root-and-digest", func(t *testing.T) {
 		key := "demo-provider.tag-router"
 		tagRule := "tags:\n  - name: gray\n    addresses: [\"127.0.0.1:20881\"]\n"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,6 +36,10 @@ type Options struct {
 	// Registry is "memory://" or "zookeeper://host:port"; empty means no
 	// registry (direct-URL consumers only).
 	Registry string
+	// ConfigCenter is where dynamic configuration (<app>.configurators,
+	// <service>.configurators) is read from, e.g. "zookeeper://host:port"
+	// or "memory://"; empty: none.
+	ConfigCenter string
 	// RegistryType is dubbo-go's registry-type (regconf.RegistryTypes);
 	// default "interface", as Java 2.x providers register.
 	RegistryType string
@@ -86,8 +91,15 @@ func (BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
 	return []*api.Book{{Name: "Dubbo in Action", Author: by}, {Name: "Go in Action", Author: by}}, nil
 }
 
-// QueryByName returns the named book signed with the serving port.
+// QueryByName returns the named book signed with the serving port. The
+// name "sleep-ms=N" answers after N ms (at most 5 s): a slow call for
+// timeout tests.
 func (BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
+	if ms, ok := strings.CutPrefix(name, "sleep-ms="); ok {
+		if n, err := strconv.Atoi(ms); err == nil && n > 0 {
+			time.Sleep(time.Duration(min(n, 5000)) * time.Millisecond)
+		}
+	}
 	return &api.Book{Name: name, Author: api.ServedBy(servingPort(ctx))}, nil
 }
 
@@ -157,6 +169,13 @@ func Start(opts Options) (*Provider, error) {
 			return nil, fmt.Errorf("bookfacade provider on port %d: %w", opts.Port, err)
 		}
 		insOpts = append(insOpts, dubbo.WithRegistry(ro...))
+	}
+	if cc := opts.ConfigCenter; cc != "" && cc != "none" {
+		co, err := regconf.ConfigCenter(cc)
+		if err != nil {
+			return nil, fmt.Errorf("bookfacade provider on port %d: config center: %w", opts.Port, err)
+		}
+		insOpts = append(insOpts, dubbo.WithConfigCenter(co...))
 	}
 	svcOpts := []server.ServiceOption{
 		server.WithInterface(api.Interface),

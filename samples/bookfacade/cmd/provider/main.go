@@ -9,7 +9,9 @@ import (
 	"syscall"
 
 	// The extension on a provider: application metadata Java consumers can
-	// read, and full-link lanes for the calls it serves.
+	// read, full-link lanes for the calls it serves, and Dubbo Admin's
+	// side: provider configurators applied and re-registered as Java
+	// providers do.
 	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
@@ -36,11 +38,12 @@ func main() {
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
 	logLevel := flag.String("log", "warn", "dubbo-go log level")
 	host := flag.String("host", "", "IP to listen on and register (default: dubbo-go's choice)")
+	cc := flag.String("config-center", "", "config center for dynamic configuration (side: provider configurators), e.g. zookeeper://127.0.0.1:2181; default none")
 	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level), all, or default (the setting left out)")
 	sessions := flag.Int("sessions", 0, "most connections accepted at once (dubbo-go's getty session-number; 0: its default, 700)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel, Sessions: *sessions})
+	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel, Sessions: *sessions})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.dubbo.config.ApplicationConfig;
+import org.apache.dubbo.config.ConfigCenterConfig;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.ServiceConfig;
@@ -21,6 +22,7 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
  *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
  *   [--host a.b.c.d (not 127.x)] [--register-host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
+ *   [--config-center]
  *   [--register-mode interface|instance|all]
  * </pre>
  * {@code --register-host} registers that host instead of the bound one (see {@link RegisterHostCustomizer}):
@@ -46,12 +48,20 @@ public final class BookProvider {
 
         @Override
         public Book queryByName(String name) {
+            // "sleep-ms=N" answers after N ms (at most 5 s): a slow call for timeout tests.
+            if (name != null && name.startsWith("sleep-ms=")) {
+                try {
+                    Thread.sleep(Math.min(5000, Long.parseLong(name.substring(9))));
+                } catch (InterruptedException | NumberFormatException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
             return new Book(name, servedBy);
         }
     }
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv);
+        Args args = new Args(argv, "config-center");
         Logs.init(args.get("log", "warning"));
         String zk = Args.zkAddress(args.require("zk"));
         int port = args.getInt("port", 20880);
@@ -79,6 +89,13 @@ public final class BookProvider {
         RegistryConfig registry = new RegistryConfig(zk);
         registry.setUseAsConfigCenter(false);
         registry.setUseAsMetadataCenter(appLevel);
+        // --config-center: read dynamic configuration (<app>.configurators, <service>.configurators) from the
+        // registry's ZooKeeper, so that side: provider items make this provider re-register (issue 13).
+        ConfigCenterConfig configCenter = null;
+        if (args.has("config-center")) {
+            configCenter = new ConfigCenterConfig();
+            configCenter.setAddress(zk);
+        }
 
         ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
         if (host != null) {
@@ -108,6 +125,9 @@ public final class BookProvider {
                 .registry(registry)
                 .protocol(protocol)
                 .service(service);
+        if (configCenter != null) {
+            bootstrap.configCenter(configCenter);
+        }
         bootstrap.start();
 
         System.out.println("READY " + port);

@@ -308,6 +308,16 @@ public final class Oracle {
         }
 
 
+        // Dynamic configuration (issue 13): Dubbo's listeners read the initial values now; the invoker list and
+        // the consumer URL the chain routes with are the configured ones.
+        boolean hasConfigurators = keyed.stream().anyMatch(k -> k.key.endsWith(Configurators.SUFFIX));
+        Configurators.setLocalHost(consumer.getHost());
+        Configurators cfg = new Configurators(module, consumer);
+        List<Invoker<Object>> rawInvokers = invokerList;
+        JsonArray disabled = new JsonArray();
+        invokers = configuredInvokers(cfg, rawInvokers, disabled);
+        URL routeConsumer = cfg.configureConsumer(consumer);
+
         RpcInvocation invocation = buildInvocation(c.has("invocation") ? c.getAsJsonObject("invocation") : null, consumer);
 
         // The chain: Dubbo's activated state routers for this consumer URL, in Dubbo's order.
@@ -346,6 +356,12 @@ public final class Oracle {
                     // config center's notifying thread logs it; the routers keep what they had.
                 }
             }
+            if (cfg.notified()) { // RegistryDirectory.refreshOverrideAndInvoker
+                disabled = new JsonArray();
+                invokers = configuredInvokers(cfg, rawInvokers, disabled);
+                routeConsumer = cfg.configureConsumer(consumer);
+                chain.setInvokers(invokers);
+            }
             JsonArray unread = new JsonArray();
             for (KeyedRule k : keyed) {
                 if (!config.wasTouched(k.key)) {
@@ -359,12 +375,12 @@ public final class Oracle {
             int samples = c.has("samples") ? c.get("samples").getAsInt() : defaultSamples;
             boolean destinations = c.has("destinations") ? c.get("destinations").getAsBoolean() : defaultDestinations;
             if (destinations) {
-                out.add("destinations", enumerate(chain, routers, consumer, invokers, invocation));
+                out.add("destinations", enumerate(chain, routers, routeConsumer, invokers, invocation));
             } else if (samples > 0) {
                 Map<String, int[]> counts = new LinkedHashMap<>();
                 Map<String, JsonArray> sets = new LinkedHashMap<>();
                 for (int s = 0; s < samples; s++) {
-                    JsonArray res = ids(route(chain, consumer, invokers, invocation));
+                    JsonArray res = ids(route(chain, routeConsumer, invokers, invocation));
                     String k = res.toString();
                     sets.putIfAbsent(k, res);
                     counts.computeIfAbsent(k, x -> new int[1])[0]++;
@@ -378,7 +394,18 @@ public final class Oracle {
                 }
                 out.add("outcomes", outcomes);
             } else {
-                out.add("result", ids(route(chain, consumer, invokers, invocation)));
+                out.add("result", ids(route(chain, routeConsumer, invokers, invocation)));
+            }
+            if (hasConfigurators) {
+                JsonObject weights = new JsonObject();
+                for (Invoker<Object> i : invokers) {
+                    String w = i.getUrl().getMethodParameter(org.apache.dubbo.rpc.support.RpcUtils.getMethodName(invocation), "weight");
+                    weights.addProperty(((CaseInvoker) i).id, w == null || w.isEmpty() ? "100" : w);
+                }
+                out.add("weights", weights);
+                if (disabled.size() > 0) {
+                    out.add("disabled", disabled);
+                }
             }
             out.add("rejected", rejected);
             if (unread.size() > 0) {
@@ -419,6 +446,9 @@ public final class Oracle {
      * routers' own processing of the same text (which ignores the rule in the same way).
      */
     private String validateKeyed(String key, String content, URL consumer, BitList<Invoker<Object>> invokers) {
+        if (key.endsWith(Configurators.SUFFIX)) {
+            return Configurators.validate(content);
+        }
         try {
             if (key.endsWith(CONDITION_SUFFIX)) {
                 // ListenableStateRouter.process: parse, then generateConditions builds one router per condition.
@@ -556,6 +586,27 @@ public final class Oracle {
             }
         }
         return null;
+    }
+
+    /** RegistryDirectory.toInvokers after the configurators: configured URLs, disabled providers left out. */
+    private static BitList<Invoker<Object>> configuredInvokers(
+            Configurators cfg, List<Invoker<Object>> raw, JsonArray disabled) {
+        List<Invoker<Object>> out = new ArrayList<>();
+        for (Invoker<Object> i : raw) {
+            CaseInvoker ci = (CaseInvoker) i;
+            Configurators.Result r = cfg.configureProvider(ci.url);
+            if (!Configurators.enabled(r.url)) {
+                JsonObject d = new JsonObject();
+                d.addProperty("id", ci.id);
+                if (r.disabledBy != null) {
+                    d.addProperty("key", r.disabledBy);
+                }
+                disabled.add(d);
+                continue;
+            }
+            out.add(new CaseInvoker(ci.id, ci.index, r.url));
+        }
+        return new BitList<>(out);
     }
 
     /** FailbackRegistry.removeParamsFromConsumer: the consumer URL wrapped into each provider URL. */

@@ -1,0 +1,232 @@
+package interop
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NextConfigurators returns a random case with dynamic configuration
+// (issue 13): the routing rules of Next plus one to three configurators
+// rules under <consumer-app>.configurators and <svc>.configurators (and
+// sometimes another application's key), in v2.7, v3.0 (with match), no
+// configVersion, or the JSON-array-of-URLs form, with every item field,
+// updates, deletes and rules Java fails to parse. The consumer lives on a
+// non-loopback host (its IP is what consumer-side items match).
+func (g *Generator) NextConfigurators(id string) Case {
+	c := g.Next(id)
+	c.ConsumerURL = strings.Replace(c.ConsumerURL, "consumer://127.0.0.1/", "consumer://"+pick(g, "10.20.3.3", "192.168.1.10")+"/", 1)
+	// A consumer URL always says side=consumer (Java's configurators throw
+	// on a URL without a side).
+	c.ConsumerURL += "&side=consumer"
+	capp := urlApp(c.ConsumerURL)
+	papp := urlApp(c.Providers[0].URL)
+	svc := Iface + "::"
+	if strings.Contains(c.ConsumerURL, "version=1.0.0") {
+		svc = Iface + ":1.0.0:"
+	}
+	keys := []string{capp + ".configurators", svc + ".configurators"}
+	n := 1 + g.intn(3)
+	var used []string
+	for i := 0; i < n; i++ {
+		if len(used) > 0 && g.chance(0.3) {
+			k := pick(g, used...)
+			switch {
+			case g.chance(0.25):
+				c.Rules = append(c.Rules, Rule{Key: ptr(k)}) // delete
+			case g.chance(0.1):
+				c.Rules = append(c.Rules, Rule{Key: ptr(k), Content: ptr("")})
+			default:
+				c.Rules = append(c.Rules, Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(&c, capp, papp))})
+			}
+			continue
+		}
+		k := pick(g, keys...)
+		if g.chance(0.05) {
+			k = papp + ".configurators" // a provider application's key: no consumer reads it (unless it is the consumer's)
+		}
+		used = append(used, k)
+		at := g.intn(len(c.Rules) + 1)
+		r := Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(&c, capp, papp))}
+		c.Rules = append(c.Rules[:at], append([]Rule{r}, c.Rules[at:]...)...)
+	}
+	return c
+}
+
+// consumerHost is the host of the case's consumer URL.
+func consumerHost(c *Case) string {
+	s := strings.TrimPrefix(c.ConsumerURL, "consumer://")
+	h, _, _ := strings.Cut(s, "/")
+	return h
+}
+
+// providerAddr is ip:port of provider i.
+func providerAddr(c *Case, i int) string {
+	s := c.Providers[i].URL
+	_, s, _ = strings.Cut(s, "://")
+	a, _, _ := strings.Cut(s, "/")
+	return a
+}
+
+func (g *Generator) configuratorsRule(c *Case, capp, papp string) string {
+	if g.chance(0.06) {
+		return g.configuratorURLs(c)
+	}
+	var b strings.Builder
+	cv := pick(g, "v2.7", "v3.0", "v3.0", "", "v3.1")
+	if g.chance(0.02) {
+		b.WriteString("configVersion: 3.0\n") // a number: Java fails the cast
+	} else if cv != "" {
+		b.WriteString("configVersion: " + cv + "\n")
+	}
+	scope := pick(g, "service", "service", "application", "")
+	if scope != "" {
+		b.WriteString("scope: " + scope + "\n")
+	}
+	if scope == "application" {
+		b.WriteString("key: " + pick(g, capp, capp, papp, "other-app") + "\n")
+	} else if !g.chance(0.03) {
+		b.WriteString("key: " + g.yamlStr(pick(g, Iface, Iface, Iface+":1.0.0", "g1/"+Iface, Iface+"::", "com.other.Svc")) + "\n")
+	}
+	if g.chance(0.4) {
+		b.WriteString("enabled: " + pick(g, "true", "false", "true") + "\n")
+	}
+	if g.chance(0.03) {
+		return b.String() // no configs: Java fails
+	}
+	ni := 1 + g.intn(3)
+	if g.chance(0.03) {
+		b.WriteString("configs: []\n")
+		return b.String()
+	}
+	b.WriteString("configs:\n")
+	for i := 0; i < ni; i++ {
+		g.configItem(&b, c, capp, scope == "application")
+	}
+	return b.String()
+}
+
+func (g *Generator) configItem(b *strings.Builder, c *Case, capp string, app bool) {
+	var lines []string
+	add := func(s string) { lines = append(lines, s) }
+	if g.chance(0.35) {
+		add("type: " + pick(g, "general", "weight", "balancing", "disabled"))
+	}
+	if g.chance(0.5) {
+		add("enabled: " + pick(g, "true", "true", "false"))
+	}
+	switch {
+	case g.chance(0.75):
+		add("side: consumer")
+	case g.chance(0.5):
+		add("side: provider")
+	case g.chance(0.5):
+		add("side: Consumer")
+	case g.chance(0.1):
+		add("side: both")
+	}
+	pi := g.intn(len(c.Providers))
+	if g.chance(0.3) {
+		add("addresses: [" + pick(g, "0.0.0.0", consumerHost(c), "10.9.9.9", providerAddr(c, pi), `"0.0.0.0"`) + "]")
+	}
+	if g.chance(0.35) {
+		list := []string{providerAddr(c, pi)}
+		if g.chance(0.3) {
+			list = append(list, providerAddr(c, g.intn(len(c.Providers))))
+		}
+		if g.chance(0.15) {
+			list = []string{pick(g, "0.0.0.0", "0.0.0.0:*", "0.0.0.0:20880", strings.Split(providerAddr(c, pi), ":")[0])}
+		}
+		add("providerAddresses: [" + strings.Join(list, ", ") + "]")
+	}
+	if !app && g.chance(0.15) {
+		add("applications: [" + pick(g, capp, "other-app") + "]")
+	}
+	if app && g.chance(0.3) {
+		add("services: [" + pick(g, Iface, "com.other.Svc", "g1/"+Iface, Iface+":1.0.0") + "]")
+	}
+	if g.chance(0.4) {
+		if m := g.configMatch(c, capp, pi); m != "" {
+			add(m)
+		}
+	}
+	if !g.chance(0.03) {
+		var ps []string
+		np := 1 + g.intn(2)
+		for i := 0; i < np; i++ {
+			ps = append(ps, pick(g,
+				"weight: "+pick(g, "0", "50", "200", `"50"`, "7"),
+				"weight: "+pick(g, "0", "50", "200"),
+				"disabled: "+pick(g, "true", "true", "false", `"true"`),
+				"enabled: false",
+				"timeout: 3000",
+				"dubbo.tag: "+pick(g, "gray", "blue"),
+				"loadbalance: roundrobin",
+				"region: "+pick(g, regions...),
+				methods[g.intn(len(methods))]+".weight: 10",
+				"priority: "+pick(g, "1", "5"),
+			))
+		}
+		add("parameters: {" + strings.Join(ps, ", ") + "}")
+	}
+	if g.chance(0.1) {
+		add("__generate_by_cp: true")
+	}
+	if len(lines) == 0 {
+		lines = []string{"side: consumer"}
+	}
+	for i, l := range lines {
+		if i == 0 {
+			b.WriteString("- " + l + "\n")
+		} else {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+}
+
+func (g *Generator) configMatch(c *Case, capp string, pi int) string {
+	var parts []string
+	if g.chance(0.4) {
+		parts = append(parts, "address: {"+pick(g,
+			"cird: "+pick(g, "10.20.3.0/24", "192.168.0.0/16", consumerHost(c), "10.20.*.*"),
+			"wildcard: "+g.yamlStr(pick(g, "10.20.*", "*", consumerHost(c), "192.168.1.1*")),
+			"exact: "+consumerHost(c))+"}")
+	}
+	if g.chance(0.4) {
+		parts = append(parts, "providerAddress: {"+pick(g,
+			"exact: "+g.yamlStr(providerAddr(c, pi)),
+			"wildcard: "+g.yamlStr(pick(g, "10.0.0.*", "*:20880", providerAddr(c, pi))),
+			"cird: "+g.yamlStr(pick(g, "10.0.0.0/24", providerAddr(c, pi))))+"}")
+	}
+	if g.chance(0.25) {
+		parts = append(parts, "app: {oneof: [{exact: "+pick(g, capp, "other-app")+"}]}")
+	}
+	if g.chance(0.2) {
+		parts = append(parts, "service: {oneof: [{"+pick(g, "exact: "+Iface, "prefix: com.foo", "exact: g1/"+Iface)+"}]}")
+	}
+	if g.chance(0.4) {
+		parts = append(parts, fmt.Sprintf("param: [{key: %s, value: {%s}}]",
+			pick(g, "application", "side", "weight", "dubbo.tag", "disabled"),
+			pick(g, "exact: "+capp, "exact: consumer", "prefix: c", "noempty: x", "empty: x", "regex: "+g.yamlStr("cons.*"), "wildcard: '*'")))
+	}
+	if g.chance(0.05) {
+		parts = append(parts, "address: 10.20.3.3") // cannot bind: Java drops the whole match
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "match: {" + strings.Join(parts, ", ") + "}"
+}
+
+// configuratorURLs is the JSON-array-of-URLs form.
+func (g *Generator) configuratorURLs(c *Case) string {
+	pi := g.intn(len(c.Providers))
+	host := pick(g, "0.0.0.0", consumerHost(c), providerAddr(c, pi))
+	q := []string{"category=configurators", pick(g, "disabled=true", "weight=33", "timeout=5")}
+	if g.chance(0.5) {
+		q = append(q, "side=consumer")
+	}
+	if g.chance(0.3) {
+		q = append(q, "application="+pick(g, urlApp(c.ConsumerURL), "other-app"))
+	}
+	return `["override://` + host + "/" + Iface + "?" + strings.Join(q, "&") + `"]`
+}

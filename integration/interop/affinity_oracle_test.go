@@ -1,11 +1,8 @@
 package interop
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 )
 
 const (
@@ -24,23 +21,7 @@ const (
 func TestAffinityOracleDifferential(t *testing.T) {
 	n := envInt(t, envAffinityCases, defaultAffinityCases)
 	seed := uint64(envInt(t, envSeed, defaultAffinitySeed))
-	g := NewGenerator(seed)
-	cases := make([]Case, n)
-	for i := range cases {
-		cases[i] = g.NextAffinity(fmt.Sprintf("a%d-%d", seed, i))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	begin := time.Now()
-	java, err := RunOracle(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	javaTime := time.Since(begin)
-	goAns, err := RunRoute(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases, java, goAns := differential(t, "affinity", "a", n, seed, (*Generator).NextAffinity)
 	stats := map[string]int{}
 	bad := 0
 	for i := range cases {
@@ -75,7 +56,7 @@ func TestAffinityOracleDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d affinity cases (seed %d): Java oracle %v; %v", n, seed, javaTime.Round(time.Millisecond), stats)
+	t.Logf("%d affinity cases (seed %d): %v", n, seed, stats)
 	if bad > 0 {
 		t.Errorf("%d of %d affinity cases disagree with Java Dubbo", bad, n)
 	}

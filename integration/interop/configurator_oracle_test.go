@@ -1,14 +1,11 @@
 package interop
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Environment knobs of the configurator differential test.
@@ -34,26 +31,7 @@ const (
 func TestConfiguratorOracleDifferential(t *testing.T) {
 	n := envInt(t, envCfgCases, defaultCfgCases)
 	seed := uint64(envInt(t, envCfgSeed, defaultCfgSeed))
-	g := NewGenerator(seed)
-	cases := make([]Case, n)
-	for i := range cases {
-		cases[i] = g.NextConfigurators(fmt.Sprintf("cfg%d-%d", seed, i))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	begin := time.Now()
-	java, err := RunOracle(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	javaTime := time.Since(begin)
-	begin = time.Now()
-	goAns, err := RunRoute(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d configurator cases (seed %d): Java oracle %v, dubboroute route %v", n, seed,
-		javaTime.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	cases, java, goAns := differential(t, "configurator", "cfg", n, seed, (*Generator).NextConfigurators)
 
 	stats := map[string]int{}
 	var bad []Fixture

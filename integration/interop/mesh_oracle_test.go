@@ -1,14 +1,12 @@
 package interop
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 const (
@@ -28,25 +26,7 @@ const (
 func TestMeshOracleDifferential(t *testing.T) {
 	n := envInt(t, envMeshCases, defaultMeshCases)
 	seed := uint64(envInt(t, envSeed, defaultMeshSeed))
-	g := NewGenerator(seed)
-	cases := make([]Case, n)
-	for i := range cases {
-		cases[i] = g.NextMesh(fmt.Sprintf("m%d-%d", seed, i))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	begin := time.Now()
-	java, err := RunOracle(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	javaTime := time.Since(begin)
-	begin = time.Now()
-	goAns, err := RunRoute(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d mesh cases (seed %d): Java oracle %v, dubboroute route %v", n, seed, javaTime.Round(time.Millisecond), time.Since(begin).Round(time.Millisecond))
+	cases, java, goAns := differential(t, "mesh", "m", n, seed, (*Generator).NextMesh)
 	var bad []Fixture
 	stats := map[string]int{}
 	for i := range cases {

@@ -323,49 +323,50 @@ func (b *binder) mapKey(k *jval, field string) (string, error) {
 }
 
 func (b *binder) strMap(v *jval, field string) ([]KV, bool, error) {
-	if v == nil || v.kind != jMap {
-		return nil, false, nil
-	}
-	out := make([]KV, 0, len(v.keys))
-	for i, k := range v.keys {
-		key, err := b.mapKey(k, field)
-		if err != nil {
-			return nil, false, err
+	var out []KV
+	ok, err := b.eachEntry(v, field, func(key string, val *jval, f string) error {
+		s, err := b.str(val, f)
+		if err == nil {
+			out = append(out, KV{Key: key, Value: s})
 		}
-		val := v.vals[i]
-		if val.kind == jNull {
-			return nil, false, b.fail(val, field+"."+key, "a null value (PojoUtils throws)")
-		}
-		s, err := b.str(val, field+"."+key)
-		if err != nil {
-			return nil, false, err
-		}
-		out = append(out, KV{Key: key, Value: s})
-	}
-	return out, true, nil
+		return err
+	})
+	return out, ok, err
 }
 
 func (b *binder) matchMap(v *jval, field string) ([]KM, bool, error) {
+	var out []KM
+	ok, err := b.eachEntry(v, field, func(key string, val *jval, f string) error {
+		m, err := b.stringMatch(val, f)
+		if err == nil {
+			out = append(out, KM{Key: key, Match: m})
+		}
+		return err
+	})
+	return out, ok, err
+}
+
+// eachEntry binds every entry of a map node in order with bind (its field
+// path is field.key); false when v is not a map. A null value fails, as
+// PojoUtils throws on it.
+func (b *binder) eachEntry(v *jval, field string, bind func(key string, val *jval, field string) error) (bool, error) {
 	if v == nil || v.kind != jMap {
-		return nil, false, nil
+		return false, nil
 	}
-	out := make([]KM, 0, len(v.keys))
 	for i, k := range v.keys {
 		key, err := b.mapKey(k, field)
 		if err != nil {
-			return nil, false, err
+			return false, err
 		}
 		val := v.vals[i]
 		if val.kind == jNull {
-			return nil, false, b.fail(val, field+"."+key, "a null value (PojoUtils throws)")
+			return false, b.fail(val, field+"."+key, "a null value (PojoUtils throws)")
 		}
-		m, err := b.stringMatch(val, field+"."+key)
-		if err != nil {
-			return nil, false, err
+		if err := bind(key, val, field+"."+key); err != nil {
+			return false, err
 		}
-		out = append(out, KM{Key: key, Match: m})
 	}
-	return out, true, nil
+	return true, nil
 }
 
 func (b *binder) stringMatch(v *jval, field string) (*StringMatch, error) {

@@ -66,6 +66,7 @@ type Chain struct {
 	// snapshot was compiled with. A *router.URL is never modified after
 	// it is parsed, so the values read from it stay valid.
 	urls      map[base.Invoker]*urlEntry
+	packer    *packer // the parameter table all those URLs share
 	tagIndex  *tag.Index
 	condIndex *condition.ProviderIndex
 }
@@ -88,7 +89,7 @@ type urlEntry struct {
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, cfgGen: 1}
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, packer: newPacker(), cfgGen: 1}
 	c.rebuild()
 	return c
 }
@@ -171,7 +172,7 @@ func (c *Chain) rebuild() {
 		e := c.urls[ivk]
 		pos := int32(-1)
 		if e == nil {
-			u := FromDubbo(ivk.GetURL())
+			u := c.packer.url(ivk.GetURL())
 			e = &urlEntry{u: u, mock: u != nil && u.Protocol == "mock", tagURL: u}
 			c.urls[ivk] = e
 		} else if e.gen == prevGen {
@@ -254,7 +255,7 @@ func configureEntry(e *urlEntry, cfg *configurator.Lists, original, consumer *ro
 	e.changed = p.Changed()
 	// retries is read from the configured consumer URL (Java's
 	// directoryUrl), never from a provider's override.
-	if r, ok := consumer.Params["retries"]; ok && r != original.Params["retries"] {
+	if r, ok := consumer.Params.Get("retries"); ok && r != original.Params.Value("retries") {
 		if e.changed == nil {
 			e.changed = map[string]string{}
 		}
@@ -268,22 +269,19 @@ func configureEntry(e *urlEntry, cfg *configurator.Lists, original, consumer *ro
 	// The tag router reads the static tag with getParameter: the override
 	// URL's dubbo.tag first. The condition routers read the provider's own
 	// parameters (toOriginalMap).
-	want := e.u.Params[tag.TagKey]
+	want := e.u.Params.Value(tag.TagKey)
 	if v, ok := p.Param(tag.TagKey); ok {
 		want = v
 	}
 	switch {
-	case want == e.u.Params[tag.TagKey]:
+	case want == e.u.Params.Value(tag.TagKey):
 		e.tagURL = e.u
-	case e.tagURL != nil && e.tagURL != e.u && e.tagURL.Params[tag.TagKey] == want:
+	case e.tagURL != nil && e.tagURL != e.u && e.tagURL.Params.Value(tag.TagKey) == want:
 		// unchanged: keep the pointer so the tag index is reused
 	default:
 		cp := *e.u
-		cp.Params = make(map[string]string, len(e.u.Params)+1)
-		for k, v := range e.u.Params {
-			cp.Params[k] = v
-		}
-		cp.Params[tag.TagKey] = want
+		cp.Params = router.ParamsOf(e.u.Params.Map())
+		cp.Params.Set(tag.TagKey, want)
 		e.tagURL = &cp
 	}
 }

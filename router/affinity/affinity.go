@@ -174,7 +174,7 @@ func Compile(r *Rule, u *router.Universe, consumer *router.URL, urls []*router.U
 		return nil
 	}
 	c := &Compiled{rule: r, u: u}
-	cv, ok := consumer.Params[r.Key]
+	cv, ok := consumer.Params.Get(r.Key)
 	c.noValue = !ok
 	c.hasKey = u.Build(func(i int) bool {
 		_, present := urls[i].Get(r.Key)

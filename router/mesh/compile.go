@@ -71,7 +71,7 @@ func Compile(u *router.Universe, consumer *router.URL, urls []*router.URL, rules
 		if p == nil {
 			continue
 		}
-		app := p.Params["application"]
+		app := p.Params.Value("application")
 		if app == "" || app == invalidAppName {
 			continue
 		}
@@ -231,23 +231,23 @@ var providerFirst = map[string]bool{"release": true, "dubbo": true, "methods": t
 func LabelValue(consumer, provider *router.URL, key string) (string, bool) {
 	switch key {
 	case "group", "version", "application":
-		v, ok := provider.Params[key]
+		v, ok := provider.Params.Get(key)
 		return v, ok
 	case "side":
-		v, ok := consumer.Params["side"]
+		v, ok := consumer.Params.Get("side")
 		return v, ok
 	case "category":
 		return "providers", true
 	}
 	if !providerFirst[key] {
-		if v := consumer.Params[key]; v != "" {
+		if v := consumer.Params.Value(key); v != "" {
 			return v, true
 		}
 	}
 	if key == "timestamp" || key == "pid" {
 		return "", false
 	}
-	v, ok := provider.Params[key]
+	v, ok := provider.Params.Get(key)
 	return v, ok
 }
 

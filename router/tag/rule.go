@@ -400,8 +400,8 @@ func (m *StringMatch) Match(value string, present bool) bool {
 }
 
 // Match reports whether a provider's own parameters satisfy the condition.
-func (pm *ParamMatch) Match(params map[string]string) bool {
-	v, ok := params[pm.Key]
+func (pm *ParamMatch) Match(params router.Params) bool {
+	v, ok := params.Get(pm.Key)
 	if pm.Key == "" {
 		v, ok = "", false
 	}

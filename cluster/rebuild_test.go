@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
@@ -94,5 +95,13 @@ func TestRebuildCarryOverMatchesFresh(t *testing.T) {
 	}
 	if len(c.urls) > 2*len(pool)+64 {
 		t.Errorf("the URL cache holds %d entries for a pool of %d", len(c.urls), len(pool))
+	}
+}
+
+// TestEntrySize: what a chain keeps of each provider (its URL included)
+// stays within one 160-byte size class.
+func TestEntrySize(t *testing.T) {
+	if s := unsafe.Sizeof(urlEntry{}); s > 160 {
+		t.Fatalf("urlEntry is %d bytes", s)
 	}
 }

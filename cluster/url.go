@@ -15,7 +15,8 @@ func FromDubbo(cu *common.URL) *router.URL {
 	if cu == nil {
 		return nil
 	}
-	u := fromDubbo(cu)
+	u := &router.URL{}
+	fromDubbo(u, cu)
 	m := map[string]string{}
 	cu.RangeParams(func(k, v string) bool {
 		m[k] = v
@@ -34,12 +35,13 @@ type packer struct {
 
 func newPacker() *packer { return &packer{tab: router.NewParamTable()} }
 
-// url converts cu (nil gives nil), its parameters packed over p's table.
-func (p *packer) url(cu *common.URL) *router.URL {
+// fill converts cu into *u, its parameters packed over p's table; false
+// (u untouched) for a nil cu.
+func (p *packer) fill(u *router.URL, cu *common.URL) bool {
 	if cu == nil {
-		return nil
+		return false
 	}
-	u := fromDubbo(cu)
+	fromDubbo(u, cu)
 	kvs := p.kvs[:0]
 	cu.RangeParams(func(k, v string) bool {
 		kvs = append(kvs, router.KV{Key: k, Value: v})
@@ -48,12 +50,12 @@ func (p *packer) url(cu *common.URL) *router.URL {
 	u.Params = p.tab.Pack(kvs)
 	clear(kvs)
 	p.kvs = kvs[:0]
-	return u
+	return true
 }
 
-// fromDubbo is cu without its parameters.
-func fromDubbo(cu *common.URL) *router.URL {
-	u := &router.URL{
+// fromDubbo sets *u to cu without its parameters.
+func fromDubbo(u *router.URL, cu *common.URL) {
+	*u = router.URL{
 		Protocol: cu.Protocol,
 		Username: cu.Username,
 		Password: cu.Password,
@@ -65,7 +67,6 @@ func fromDubbo(cu *common.URL) *router.URL {
 			u.Port = p
 		}
 	}
-	return u
 }
 
 func trimSlash(p string) string {

@@ -22,29 +22,70 @@ import (
 // are not affected). Copying a map-backed Params shares its map, as copying
 // a map does.
 type Params struct {
+	// x holds the map (enc == "") or the table enc refers to (x.tab; nil
+	// x or tab: enc holds literals only). One pointer for both keeps a
+	// URL at 128 bytes.
+	x   *paramsX
+	enc string // packed entries, sorted by key (see ParamTable.Pack)
+}
+
+type paramsX struct {
 	m   map[string]string
-	tab *ParamTable // packed: the table enc refers to (nil: literals only)
-	enc string      // packed entries, sorted by key (see ParamTable.Pack)
+	tab *ParamTable
 }
 
 // ParamsOf wraps m (not copied; nil is empty).
-func ParamsOf(m map[string]string) Params { return Params{m: m} }
+func ParamsOf(m map[string]string) Params {
+	if m == nil {
+		return Params{}
+	}
+	return Params{x: &paramsX{m: m}}
+}
+
+// mp is the map of a map-backed Params (nil for an empty or packed one).
+func (p Params) mp() map[string]string {
+	if p.enc != "" || p.x == nil {
+		return nil
+	}
+	return p.x.m
+}
+
+// tab is the table of a packed Params.
+func (p Params) tab() *ParamTable {
+	if p.x == nil {
+		return nil
+	}
+	return p.x.tab
+}
 
 // Get returns a parameter and whether it is present.
 func (p Params) Get(key string) (string, bool) {
-	if p.m != nil || p.enc == "" {
-		v, ok := p.m[key]
+	if p.enc == "" {
+		v, ok := p.mp()[key]
 		return v, ok
 	}
-	for i := 0; i < len(p.enc); {
-		var k, v string
-		k, i = p.ref(i)
+	cs := p.tab().strings()
+	enc := p.enc
+	for i := 0; i < len(enc); {
+		var x uint64
+		var k string
+		if x, i = uvarint(enc, i); x&1 == 0 {
+			k = cs.at(x >> 1)
+		} else {
+			k, i = literal(enc, i, x)
+		}
 		if k > key {
 			break
 		}
-		v, i = p.ref(i)
-		if k == key {
+		if x, i = uvarint(enc, i); k == key {
+			if x&1 == 0 {
+				return cs.at(x >> 1), true
+			}
+			v, _ := literal(enc, i, x)
 			return v, true
+		}
+		if x&1 == 1 {
+			_, i = literal(enc, i, x)
 		}
 	}
 	return "", false
@@ -64,8 +105,8 @@ func (p Params) Has(key string) bool {
 
 // Len is the number of parameters.
 func (p Params) Len() int {
-	if p.m != nil || p.enc == "" {
-		return len(p.m)
+	if p.enc == "" {
+		return len(p.mp())
 	}
 	n := 0
 	for i := 0; i < len(p.enc); n++ {
@@ -78,9 +119,10 @@ func (p Params) Len() int {
 // All yields the parameters in key order.
 func (p Params) All() iter.Seq2[string, string] {
 	return func(yield func(string, string) bool) {
-		if p.m != nil || p.enc == "" {
-			for _, k := range slices.Sorted(maps.Keys(p.m)) {
-				if !yield(k, p.m[k]) {
+		if p.enc == "" {
+			m := p.mp()
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				if !yield(k, m[k]) {
 					return
 				}
 			}
@@ -99,8 +141,8 @@ func (p Params) All() iter.Seq2[string, string] {
 
 // Map returns the parameters as a new map.
 func (p Params) Map() map[string]string {
-	if p.m != nil || p.enc == "" {
-		return maps.Clone(p.m)
+	if p.enc == "" {
+		return maps.Clone(p.mp())
 	}
 	out := make(map[string]string, p.Len())
 	for k, v := range p.All() {
@@ -112,19 +154,22 @@ func (p Params) Map() map[string]string {
 // Clone returns Params that do not share a map with p (a packed Params is
 // immutable and is returned as it is).
 func (p Params) Clone() Params {
-	if p.m == nil {
+	if p.enc != "" || p.x == nil {
 		return p
 	}
-	return Params{m: maps.Clone(p.m)}
+	return ParamsOf(maps.Clone(p.x.m))
 }
 
 // Set sets a parameter (a packed Params becomes a map first).
 func (p *Params) Set(key, value string) {
 	p.unpack()
-	if p.m == nil {
-		p.m = map[string]string{}
+	if p.x == nil {
+		p.x = &paramsX{}
 	}
-	p.m[key] = value
+	if p.x.m == nil {
+		p.x.m = map[string]string{}
+	}
+	p.x.m[key] = value
 }
 
 // Delete removes a parameter (a packed Params becomes a map first).
@@ -133,41 +178,55 @@ func (p *Params) Delete(key string) {
 		return
 	}
 	p.unpack()
-	delete(p.m, key)
+	delete(p.x.m, key)
 }
 
 // Packed reports whether p is in the packed form.
-func (p Params) Packed() bool { return p.m == nil && p.enc != "" }
+func (p Params) Packed() bool { return p.enc != "" }
 
 func (p *Params) unpack() {
-	if p.m == nil && p.enc != "" {
-		*p = Params{m: p.Map()}
+	if p.enc != "" {
+		*p = ParamsOf(p.Map())
 	}
 }
 
 // ref decodes the string reference at enc[i] and returns it with the
 // offset after it.
 func (p Params) ref(i int) (string, int) {
+	x, i := uvarint(p.enc, i)
+	if x&1 == 0 {
+		return p.tab().strings().at(x >> 1), i
+	}
+	return literal(p.enc, i, x)
+}
+
+// uvarint decodes the varint at enc[i] (len(enc) when it is not one).
+func uvarint(enc string, i int) (uint64, int) {
+	if i < len(enc) && enc[i] < 0x80 {
+		return uint64(enc[i]), i + 1
+	}
 	var x uint64
 	for shift := uint(0); ; shift += 7 {
-		if i >= len(p.enc) || shift > 63 {
-			return "", len(p.enc) // not produced by Pack
+		if i >= len(enc) || shift > 63 {
+			return 1, len(enc) // not produced by Pack: an empty literal at the end
 		}
-		b := p.enc[i]
+		b := enc[i]
 		i++
 		x |= uint64(b&0x7f) << shift
 		if b < 0x80 {
-			break
+			return x, i
 		}
 	}
-	if x&1 == 0 {
-		return p.tab.str(uint32(x >> 1)), i
-	}
-	if x>>1 > uint64(len(p.enc)-i) {
-		return "", len(p.enc)
+}
+
+// literal is the literal string of reference x starting at enc[i], and the
+// offset after it.
+func literal(enc string, i int, x uint64) (string, int) {
+	if x>>1 > uint64(len(enc)-i) {
+		return "", len(enc)
 	}
 	end := i + int(x>>1)
-	return p.enc[i:end], end
+	return enc[i:end], end
 }
 
 // ParamTable interns the parameter strings of the URLs packed with it, so
@@ -188,7 +247,8 @@ type ParamTable struct {
 	// chunks of the interned strings by id; readers load the slice
 	// without the lock (an id is only read after its Params, packed after
 	// the string was written, was handed over).
-	chunks atomic.Pointer[[]*[tableChunk]string]
+	chunks atomic.Pointer[chunkList]
+	x      paramsX // what a Params packed over t points to
 }
 
 // Table budgets (see ParamTable).
@@ -200,14 +260,30 @@ const (
 
 // NewParamTable makes an empty table.
 func NewParamTable() *ParamTable {
-	return &ParamTable{ids: map[string]uint32{}, perKey: map[uint32]int{}}
+	t := &ParamTable{ids: map[string]uint32{}, perKey: map[uint32]int{}}
+	t.x.tab = t
+	return t
 }
 
-func (t *ParamTable) str(id uint32) string {
+// chunkList is the table's strings by id, as loaded by one read.
+type chunkList []*[tableChunk]string
+
+func (t *ParamTable) strings() chunkList {
 	if t == nil {
+		return nil
+	}
+	if p := t.chunks.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// at is string id ("" for an id the table does not have: not produced by
+// Pack).
+func (cs chunkList) at(id uint64) string {
+	if id/tableChunk >= uint64(len(cs)) {
 		return ""
 	}
-	cs := *t.chunks.Load()
 	return cs[id/tableChunk][id%tableChunk]
 }
 
@@ -262,7 +338,7 @@ func (t *ParamTable) Pack(kvs []KV) Params {
 		}
 	}
 	t.buf = buf
-	return Params{tab: t, enc: string(buf)}
+	return Params{x: &t.x, enc: string(buf)}
 }
 
 // intern returns s's id, adding it if the budget allows; t.mu is held.
@@ -274,10 +350,7 @@ func (t *ParamTable) intern(s string) (uint32, bool) {
 		return 0, false
 	}
 	id := t.n
-	var cs []*[tableChunk]string
-	if p := t.chunks.Load(); p != nil {
-		cs = *p
-	}
+	cs := t.strings()
 	if int(id/tableChunk) == len(cs) {
 		cs = append(slices.Clip(cs), new([tableChunk]string))
 		t.chunks.Store(&cs)

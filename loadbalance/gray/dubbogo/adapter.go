@@ -312,7 +312,7 @@ func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 // consumer's timestamp into timestamp; that one must not drive warm-up.
 func toRouterURL(cu *common.URL) *router.URL {
 	u := &router.URL{Protocol: cu.Protocol, Username: cu.Username, Password: cu.Password,
-		Host: cu.Ip, Path: strings.TrimPrefix(cu.Path, "/"), }
+		Host: cu.Ip, Path: strings.TrimPrefix(cu.Path, "/")}
 	port := cu.Port
 	if u.Host == "" && cu.Location != "" {
 		if h, p, err := net.SplitHostPort(cu.Location); err == nil {

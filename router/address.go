@@ -79,16 +79,21 @@ const (
 	kindHost
 )
 
-// familyMatcher is one family's reading of a non-CIDR pattern.
+// familyMatcher is one family's reading of a non-CIDR pattern. Rules list
+// literal addresses by the thousand (a tag's gray pool), so the ranges of
+// an expression pattern are kept apart: a literal costs 48 bytes a family.
 type familyMatcher struct {
 	ok          bool       // false: Java throws for hosts of this family -> no match
-	port        int        // required port, -1 for any
-	anyHostPort int        // "0.0.0.0:port": every host of the family on port; -1 none
 	exact       bool       // compare with addr (literal or resolved hostname)
+	port        int32      // required port, -1 for any
+	anyHostPort int32      // "0.0.0.0:port": every host of the family on port; -1 none
 	addr        netip.Addr // invalid when a hostname did not resolve: never matches
-	parts       int        // 4 or 8 expression parts when !exact
-	lo, hi      [8]int64   // inclusive range per octet / group
+	rng         *partRanges
 }
+
+// partRanges are the inclusive ranges of an expression pattern's 4 octets
+// or 8 groups (Java parses range bounds as int).
+type partRanges struct{ lo, hi [8]int32 }
 
 type u128 struct{ hi, lo uint64 }
 
@@ -229,9 +234,9 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 		if err != nil {
 			return familyMatcher{}, err
 		}
-		m.port = pt
+		m.port = int32(pt)
 		if s == "0.0.0.0:"+portText {
-			m.anyHostPort = pt
+			m.anyHostPort = int32(pt)
 		}
 	}
 	mask := javastr.Split(host, ".")
@@ -259,13 +264,13 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 		}
 		return m, fmt.Errorf("hostname %q: %w; the pattern matches nothing", host, ErrHostUnresolved)
 	}
-	m.parts = 4
+	m.rng = &partRanges{}
 	for i, part := range mask {
 		lo, hi, err := parsePart(part, false)
 		if err != nil {
 			return familyMatcher{}, fmt.Errorf("octet %d: %w", i+1, err)
 		}
-		m.lo[i], m.hi[i] = lo, hi
+		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
 	}
 	return m, nil
 }
@@ -278,7 +283,7 @@ func parseV6(s string) (familyMatcher, error) {
 		if err != nil {
 			return familyMatcher{}, err
 		}
-		m.port = pt
+		m.port = int32(pt)
 	}
 	mask := javastr.Split(host, ":")
 	expr := hasExpression(host)
@@ -300,13 +305,13 @@ func parseV6(s string) (familyMatcher, error) {
 		m.exact, m.addr = true, a
 		return m, nil
 	}
-	m.parts = 8
+	m.rng = &partRanges{}
 	for i, part := range mask {
 		lo, hi, err := parsePart(part, true)
 		if err != nil {
 			return familyMatcher{}, fmt.Errorf("group %d: %w", i+1, err)
 		}
-		m.lo[i], m.hi[i] = lo, hi
+		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
 	}
 	return m, nil
 }
@@ -394,19 +399,23 @@ func (p AddressPattern) MatchAddr(a netip.Addr, port int) bool {
 }
 
 func (m *familyMatcher) match(a netip.Addr, port int) bool {
-	if !m.ok || (m.port >= 0 && m.port != port) {
+	if !m.ok || (m.port >= 0 && int(m.port) != port) {
 		return false
 	}
-	if m.anyHostPort >= 0 && m.anyHostPort == port {
+	if m.anyHostPort >= 0 && int(m.anyHostPort) == port {
 		return true
 	}
 	if m.exact {
 		return m.addr.IsValid() && m.addr == a
 	}
+	r := m.rng
+	if r == nil {
+		return false
+	}
 	if a.Is4() {
 		b := a.As4()
 		for i := 0; i < 4; i++ {
-			if v := int64(b[i]); v < m.lo[i] || v > m.hi[i] {
+			if v := int32(b[i]); v < r.lo[i] || v > r.hi[i] {
 				return false
 			}
 		}
@@ -414,7 +423,7 @@ func (m *familyMatcher) match(a netip.Addr, port int) bool {
 	}
 	b := a.As16()
 	for i := 0; i < 8; i++ {
-		if v := int64(b[2*i])<<8 | int64(b[2*i+1]); v < m.lo[i] || v > m.hi[i] {
+		if v := int32(b[2*i])<<8 | int32(b[2*i+1]); v < r.lo[i] || v > r.hi[i] {
 			return false
 		}
 	}

@@ -64,31 +64,17 @@ func (p Params) Get(key string) (string, bool) {
 		v, ok := p.mp()[key]
 		return v, ok
 	}
-	cs := p.tab().strings()
-	enc := p.enc
-	for i := 0; i < len(enc); {
-		var x uint64
-		var k string
-		if x, i = uvarint(enc, i); x&1 == 0 {
-			k = cs.at(x >> 1)
-		} else {
-			k, i = literal(enc, i, x)
+	c := p.cursor()
+	for {
+		k, ok := c.key()
+		if !ok || k > key {
+			return "", false
 		}
-		if k > key {
-			break
+		if k == key {
+			return c.value(), true
 		}
-		if x, i = uvarint(enc, i); k == key {
-			if x&1 == 0 {
-				return cs.at(x >> 1), true
-			}
-			v, _ := literal(enc, i, x)
-			return v, true
-		}
-		if x&1 == 1 {
-			_, i = literal(enc, i, x)
-		}
+		c.skip()
 	}
-	return "", false
 }
 
 // Value returns a parameter, "" when absent.
@@ -109,11 +95,12 @@ func (p Params) Len() int {
 		return len(p.mp())
 	}
 	n := 0
-	for i := 0; i < len(p.enc); n++ {
-		_, i = p.ref(i)
-		_, i = p.ref(i)
+	for c := p.cursor(); ; n++ {
+		if _, ok := c.key(); !ok {
+			return n
+		}
+		c.skip()
 	}
-	return n
 }
 
 // All yields the parameters in key order.
@@ -128,11 +115,9 @@ func (p Params) All() iter.Seq2[string, string] {
 			}
 			return
 		}
-		for i := 0; i < len(p.enc); {
-			var k, v string
-			k, i = p.ref(i)
-			v, i = p.ref(i)
-			if !yield(k, v) {
+		for c := p.cursor(); ; {
+			k, ok := c.key()
+			if !ok || !yield(k, c.value()) {
 				return
 			}
 		}
@@ -190,14 +175,73 @@ func (p *Params) unpack() {
 	}
 }
 
-// ref decodes the string reference at enc[i] and returns it with the
-// offset after it.
-func (p Params) ref(i int) (string, int) {
-	x, i := uvarint(p.enc, i)
-	if x&1 == 0 {
-		return p.tab().strings().at(x >> 1), i
+// The packed encoding (see ParamTable.Pack) is a varint h, then:
+//   - h = 0: entries key, value, each a string reference;
+//   - h > 0: the value references of the keys of shape h-1, in order. A
+//     shape is a table string holding the varint ids of a sorted key list:
+//     a fleet's URLs share a handful of key sets, so most of them store
+//     values only.
+//
+// A string reference is a varint x: x even, table string x/2; x odd, the
+// x/2 bytes that follow.
+
+// cursor walks the entries of a packed Params.
+type cursor struct {
+	cs    chunkList
+	enc   string
+	i     int    // next reference in enc
+	shape string // key ids, when shaped
+	j     int    // next key id in shape
+}
+
+func (p Params) cursor() cursor {
+	c := cursor{cs: p.tab().strings(), enc: p.enc}
+	var h uint64
+	h, c.i = uvarint(p.enc, 0)
+	if h > 0 {
+		c.shape = c.cs.at(h - 1)
+		if c.shape == "" {
+			c.i = len(c.enc) // not produced by Pack: no entries
+		}
 	}
-	return literal(p.enc, i, x)
+	return c
+}
+
+// key returns the next entry's key (false after the last entry).
+func (c *cursor) key() (string, bool) {
+	if c.shape != "" {
+		if c.j >= len(c.shape) || c.i >= len(c.enc) {
+			return "", false
+		}
+		var id uint64
+		id, c.j = uvarint(c.shape, c.j)
+		return c.cs.at(id), true
+	}
+	if c.i >= len(c.enc) {
+		return "", false
+	}
+	return c.ref(), true
+}
+
+// value returns the entry's value, after key.
+func (c *cursor) value() string { return c.ref() }
+
+// skip passes over the entry's value, after key.
+func (c *cursor) skip() {
+	var x uint64
+	if x, c.i = uvarint(c.enc, c.i); x&1 == 1 {
+		_, c.i = literal(c.enc, c.i, x)
+	}
+}
+
+func (c *cursor) ref() string {
+	var x uint64
+	if x, c.i = uvarint(c.enc, c.i); x&1 == 0 {
+		return c.cs.at(x >> 1)
+	}
+	var s string
+	s, c.i = literal(c.enc, c.i, x)
+	return s
 }
 
 // uvarint decodes the varint at enc[i] (len(enc) when it is not one).
@@ -231,8 +275,9 @@ func literal(enc string, i int, x uint64) (string, int) {
 
 // ParamTable interns the parameter strings of the URLs packed with it, so
 // that a key or value common to many URLs is stored once. Strings are
-// interned up to a budget: at most MaxTableStrings in all and
-// MaxValuesPerKey distinct values per key; past it (a pid or timestamp
+// interned up to a budget: at most MaxTableStrings in all (key sets,
+// "shapes", count too: at most MaxShapes of them) and MaxValuesPerKey
+// distinct values per key; past it (a pid or timestamp
 // differs for every provider) values are stored in the packed URL itself,
 // which for short unique values is smaller than an interned entry. A table
 // only grows, within that budget, so a long-lived one (a chain's, shared by
@@ -243,7 +288,9 @@ type ParamTable struct {
 	ids    map[string]uint32 // interned string -> id
 	perKey map[uint32]int    // key id -> distinct values interned for it
 	n      uint32
+	shapes int // shapes interned
 	buf    []byte
+	shape  []byte
 	// chunks of the interned strings by id; readers load the slice
 	// without the lock (an id is only read after its Params, packed after
 	// the string was written, was handed over).
@@ -254,7 +301,8 @@ type ParamTable struct {
 // Table budgets (see ParamTable).
 const (
 	MaxTableStrings = 4096
-	MaxValuesPerKey = 64
+	MaxValuesPerKey = 32
+	MaxShapes       = 64
 	tableChunk      = 256
 )
 
@@ -306,7 +354,7 @@ func (t *ParamTable) Pack(kvs []KV) Params {
 	}
 	slices.SortFunc(kvs, func(a, b KV) int { return strings.Compare(a.Key, b.Key) })
 	if t == nil {
-		var buf []byte
+		buf := []byte{0}
 		for _, kv := range kvs {
 			buf = appendLiteral(buf, kv.Key)
 			buf = appendLiteral(buf, kv.Value)
@@ -315,13 +363,39 @@ func (t *ParamTable) Pack(kvs []KV) Params {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	buf := t.buf[:0]
+	// The shape: the key ids, if every key is interned.
+	shape := t.shape[:0]
 	for _, kv := range kvs {
 		kid, ok := t.intern(kv.Key)
-		if ok {
-			buf = binary.AppendUvarint(buf, uint64(kid)<<1)
-		} else {
-			buf = appendLiteral(buf, kv.Key)
+		if !ok {
+			shape = nil
+			break
+		}
+		shape = binary.AppendUvarint(shape, uint64(kid))
+	}
+	sid, shaped := uint32(0), false
+	if shape != nil {
+		t.shape = shape
+		if sid, shaped = t.ids[string(shape)]; !shaped && t.shapes < MaxShapes {
+			if sid, shaped = t.intern(string(shape)); shaped {
+				t.shapes++
+			}
+		}
+	}
+	buf := t.buf[:0]
+	if shaped {
+		buf = binary.AppendUvarint(buf, uint64(sid)+1)
+	} else {
+		buf = append(buf, 0)
+	}
+	for _, kv := range kvs {
+		kid, ok := t.ids[kv.Key]
+		if !shaped {
+			if ok {
+				buf = binary.AppendUvarint(buf, uint64(kid)<<1)
+			} else {
+				buf = appendLiteral(buf, kv.Key)
+			}
 		}
 		vid, vok := uint32(0), false
 		if ok {

@@ -74,7 +74,7 @@ type Chain struct {
 // urlEntry is the chain's cache of one invoker: its URL (held here, so
 // that a provider costs one allocation; Snapshot.URLs point into entries)
 // and the state carried between rebuilds. At 10,000 providers every byte
-// here is 10 kB per reference: keep it at 160 (a size class).
+// here is 10 kB per reference: keep it at 144 (a size class).
 type urlEntry struct {
 	url router.URL
 	gen uint64 // generation of the last snapshot holding the invoker

@@ -23,8 +23,8 @@ import (
 // a map does.
 type Params struct {
 	// x holds the map (enc == "") or the table enc refers to (x.tab; nil
-	// x or tab: enc holds literals only). One pointer for both keeps a
-	// URL at 128 bytes.
+	// x or tab: enc holds literals only). One pointer for both (and for
+	// URL.Raw) keeps a URL at 112 bytes.
 	x   *paramsX
 	enc string // packed entries, sorted by key (see ParamTable.Pack)
 }
@@ -32,6 +32,7 @@ type Params struct {
 type paramsX struct {
 	m   map[string]string
 	tab *ParamTable
+	raw string // URL.Raw of a parsed URL
 }
 
 // ParamsOf wraps m (not copied; nil is empty).

@@ -20,9 +20,10 @@ type URL struct {
 	Port     int
 	Path     string
 	// Params are the URL's own parameters, values as written (not decoded).
+	// They also hold the text a parsed URL came from (Raw): a chain keeps
+	// a URL per provider, and 16 bytes more would cost each one a size
+	// class.
 	Params Params
-
-	raw string
 }
 
 // ParseURL parses a Dubbo URL as Java's URL.valueOf does for an already
@@ -33,7 +34,7 @@ func ParseURL(s string) (*URL, error) {
 	if s == "" {
 		return nil, fmt.Errorf("parse url: empty")
 	}
-	u := &URL{raw: raw}
+	u := &URL{Params: Params{x: &paramsX{raw: raw}}}
 	if i := strings.IndexByte(s, '?'); i >= 0 {
 		for _, kv := range strings.Split(s[i+1:], "&") {
 			if kv == "" {
@@ -234,4 +235,10 @@ func (u *URL) String() string {
 }
 
 // Raw is the text the URL was parsed from (empty for URLs built in code).
-func (u *URL) Raw() string { return u.raw }
+// Assigning other Params (ParamsOf, Clone) drops it; Set and Delete keep it.
+func (u *URL) Raw() string {
+	if u.Params.enc != "" || u.Params.x == nil {
+		return ""
+	}
+	return u.Params.x.raw
+}

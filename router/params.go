@@ -167,6 +167,21 @@ func (p *Params) Delete(key string) {
 	delete(p.x.m, key)
 }
 
+// String renders the parameters as k=v&k2=v2, in key order (as URL.String
+// writes them).
+func (p Params) String() string {
+	var b strings.Builder
+	for k, v := range p.All() {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
 // Packed reports whether p is in the packed form.
 func (p Params) Packed() bool { return p.enc != "" }
 

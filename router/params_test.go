@@ -174,6 +174,9 @@ func TestParamsURL(t *testing.T) {
 	u := MustParseURL("dubbo://10.0.0.1:20880/org.example.Svc?version=1.0&interface=org.example.Svc&dubbo.tag=gray&b=&a=x")
 	p := *u
 	p.Params = NewParamTable().Pack(kvsOf(u.Params.Map()))
+	if p.Params.String() != "a=x&b=&dubbo.tag=gray&interface=org.example.Svc&version=1.0" || p.Params.String() != u.Params.String() {
+		t.Fatalf("Params.String: packed %q, parsed %q", p.Params.String(), u.Params.String())
+	}
 	if p.String() != u.String() || p.ServiceKey() != u.ServiceKey() || p.Param("dubbo.tag") != "gray" {
 		t.Fatalf("packed %s / %s, parsed %s / %s", p.String(), p.ServiceKey(), u.String(), u.ServiceKey())
 	}

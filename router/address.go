@@ -63,12 +63,18 @@ var ErrHostUnresolved = errors.New("hostname did not resolve to an IPv4 address"
 type AddressPattern struct {
 	text string
 	kind patternKind
-	v4   familyMatcher // how Java reads the pattern for an IPv4 host
-	v6   familyMatcher // how Java reads the pattern for an IPv6 host
-	// CIDR range as 128-bit numbers: Java's CIDRUtils compares the unsigned
-	// value of the host's 4 or 16 address bytes against it, whatever the family.
-	cidrLo, cidrHi u128
+	// How Java reads the pattern for an IPv4 and for an IPv6 host; nil when
+	// Java throws for hosts of that family (no match). Pointers, because a
+	// rule lists literal addresses by the thousand and a literal has one
+	// reading: 80 bytes a pattern.
+	v4, v6 *familyMatcher
+	cidr   *cidrRange // kindCIDR
 }
+
+// cidrRange is a CIDR range as 128-bit numbers: Java's CIDRUtils compares
+// the unsigned value of the host's 4 or 16 address bytes against it,
+// whatever the family.
+type cidrRange struct{ lo, hi u128 }
 
 type patternKind uint8
 
@@ -146,9 +152,14 @@ func ParseAddressPatternWith(s string, resolve func(host string) ([]string, erro
 		return p, nil
 	}
 	p.kind = kindHost
-	var err4, err6 error
-	p.v4, err4 = parseV4(s, resolve)
-	p.v6, err6 = parseV6(s)
+	v4, err4 := parseV4(s, resolve)
+	v6, err6 := parseV6(s)
+	if v4.ok {
+		p.v4 = &v4
+	}
+	if v6.ok {
+		p.v6 = &v6
+	}
 	if errors.Is(err4, ErrHostUnresolved) {
 		return p, fmt.Errorf("address pattern %q: %w", s, err4)
 	}
@@ -184,7 +195,7 @@ func (p *AddressPattern) parseCIDR(s string) error {
 		return fmt.Errorf("CIDR prefix /%d is longer than the %d-bit address", bits, a.BitLen())
 	}
 	pfx := netip.PrefixFrom(a, bits).Masked()
-	p.cidrLo = addrValue(pfx.Addr())
+	lo := addrValue(pfx.Addr())
 	host := uint(a.BitLen() - bits) // host bits: hi gets what exceeds 64
 	span := u128{}
 	switch {
@@ -195,7 +206,7 @@ func (p *AddressPattern) parseCIDR(s string) error {
 	default:
 		span = u128{lo: 1<<host - 1}
 	}
-	p.cidrHi = u128{hi: p.cidrLo.hi | span.hi, lo: p.cidrLo.lo | span.lo}
+	p.cidr = &cidrRange{lo: lo, hi: u128{hi: lo.hi | span.hi, lo: lo.lo | span.lo}}
 	return nil
 }
 
@@ -390,12 +401,12 @@ func (p AddressPattern) MatchAddr(a netip.Addr, port int) bool {
 	a = a.Unmap().WithZone("")
 	if p.kind == kindCIDR {
 		v := addrValue(a)
-		return !v.less(p.cidrLo) && !p.cidrHi.less(v)
+		return p.cidr != nil && !v.less(p.cidr.lo) && !p.cidr.hi.less(v)
 	}
 	if a.Is4() {
-		return p.v4.match(a, port)
+		return p.v4 != nil && p.v4.match(a, port)
 	}
-	return p.v6.match(a, port)
+	return p.v6 != nil && p.v6.match(a, port)
 }
 
 func (m *familyMatcher) match(a netip.Addr, port int) bool {

@@ -17,6 +17,19 @@ import (
 type discoveryCell struct {
 	goType   string // sample consumer -registry-type
 	javaStep string // BookConsumer --migration
+	env      []string
+}
+
+// forceApplication is the Go consumer's FORCE_APPLICATION: an
+// application-level registry with Java's migration property (environment
+// form, extension.MigrationEnv) set, as a Java consumer reads it.
+var forceApplication = discoveryCell{"service", "FORCE_APPLICATION", []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}}
+
+func (c discoveryCell) name() string {
+	if len(c.env) > 0 {
+		return c.goType + "/" + c.javaStep
+	}
+	return c.goType
 }
 
 // TestDiscoveryMatrix: one mixed fleet per registration mode (two Java
@@ -38,15 +51,15 @@ func TestDiscoveryMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	bins := harness.SampleBinaries(t)
-	interfaceOnly := []discoveryCell{{"interface", "FORCE_INTERFACE"}}
+	every := []discoveryCell{{"interface", "FORCE_INTERFACE", nil}, {"default", "APPLICATION_FIRST", nil}, forceApplication}
 	for _, reg := range []struct {
 		java, goType string
 		cells        []discoveryCell
 	}{
 		// interface registrations with an interface consumer: TestMixedFleetParity.
-		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST"}}},
-		{"instance", "service", interfaceOnly},
-		{"all", "all", interfaceOnly},
+		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST", nil}, forceApplication}},
+		{"instance", "service", every},
+		{"all", "all", every},
 	} {
 		t.Run("registration="+reg.java, func(t *testing.T) {
 			begin := time.Now()
@@ -65,12 +78,15 @@ func TestDiscoveryMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, cell := range reg.cells {
-				t.Run("consumer="+cell.goType, func(t *testing.T) {
-					c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType})
+				t.Run("consumer="+cell.name(), func(t *testing.T) {
+					c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Env: cell.env})
 					defer func() { _ = c.Stop(10 * time.Second) }()
 					want := 4
-					if cell.goType == "interface" && reg.java == "instance" {
+					switch {
+					case cell.javaStep == "FORCE_INTERFACE" && reg.java == "instance":
 						want = 0 // nothing registered interface-level
+					case cell.javaStep == "FORCE_APPLICATION" && reg.java == "interface":
+						want = 0 // nothing registered application-level
 					}
 					if want == 0 {
 						checkNoneFound(t, srv.Addr(), c, cell.javaStep)

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
@@ -63,7 +64,19 @@ type javaViewRegistry struct {
 
 	mu        sync.Mutex
 	listeners map[registry.NotifyListener]*javaViewListener
+	recent    map[string]instanceIndex // by application: the last instances read
 }
+
+// instanceIndex is an application's instances by address, as read at.
+type instanceIndex struct {
+	at    time.Time
+	byAdr map[string]registry.ServiceInstance
+}
+
+// instanceReuse is how long the instances read for one notification serve
+// the single-provider notifications that follow (dubbo-go notifies the
+// providers it already knows one by one when a reference subscribes).
+const instanceReuse = 2 * time.Second
 
 func (r *javaViewRegistry) wrap(l registry.NotifyListener) registry.NotifyListener {
 	r.mu.Lock()
@@ -102,19 +115,20 @@ type javaViewListener struct {
 
 // Notify implements registry.NotifyListener.
 func (l *javaViewListener) Notify(ev *registry.ServiceEvent) {
-	l.inner.Notify(l.reg.shape([]*registry.ServiceEvent{ev})[0])
+	l.inner.Notify(l.reg.shape([]*registry.ServiceEvent{ev}, true)[0])
 }
 
 // NotifyAll implements registry.NotifyListener.
 func (l *javaViewListener) NotifyAll(evs []*registry.ServiceEvent, done func()) {
-	l.inner.NotifyAll(l.reg.shape(evs), done)
+	l.inner.NotifyAll(l.reg.shape(evs, false), done)
 }
 
 // shape returns evs with every added provider's URL in Java's view. The
 // instances are read once per application and notification (dubbo-go's
-// ZooKeeper discovery reads them on every change anyway); a provider whose
-// instance or metadata cannot be found keeps dubbo-go's URL.
-func (r *javaViewRegistry) shape(evs []*registry.ServiceEvent) []*registry.ServiceEvent {
+// ZooKeeper discovery reads them on every change anyway), or with reuse
+// taken from the last read when it is recent and knows the provider; a
+// provider whose instance or metadata cannot be found keeps dubbo-go's URL.
+func (r *javaViewRegistry) shape(evs []*registry.ServiceEvent, reuse bool) []*registry.ServiceEvent {
 	sd := r.GetServiceDiscovery()
 	if sd == nil {
 		return evs
@@ -135,9 +149,13 @@ func (r *javaViewRegistry) shape(evs []*registry.ServiceEvent) []*registry.Servi
 			continue
 		}
 		insts, ok := byApp[app]
+		if !ok && reuse {
+			insts, ok = r.recentIndex(app, ev.Service.Location)
+		}
 		if !ok {
 			insts = indexInstances(sd.GetInstances(app))
 			byApp[app] = insts
+			r.remember(app, insts)
 		}
 		inst := insts[ev.Service.Location]
 		if inst == nil {
@@ -155,6 +173,27 @@ func (r *javaViewRegistry) shape(evs []*registry.ServiceEvent) []*registry.Servi
 		out[i] = &registry.ServiceEvent{Action: ev.Action, Service: nu, KeyFunc: ev.KeyFunc}
 	}
 	return out
+}
+
+// recentIndex is the last index read for app if it is recent and knows
+// addr.
+func (r *javaViewRegistry) recentIndex(app, addr string) (map[string]registry.ServiceInstance, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	idx, ok := r.recent[app]
+	if !ok || time.Since(idx.at) > instanceReuse || idx.byAdr[addr] == nil {
+		return nil, false
+	}
+	return idx.byAdr, true
+}
+
+func (r *javaViewRegistry) remember(app string, byAdr map[string]registry.ServiceInstance) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.recent == nil {
+		r.recent = map[string]instanceIndex{}
+	}
+	r.recent[app] = instanceIndex{at: time.Now(), byAdr: byAdr}
 }
 
 // indexInstances maps host:port of every endpoint (and the instance's own

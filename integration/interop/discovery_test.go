@@ -1,7 +1,9 @@
 package interop
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -70,8 +72,13 @@ func TestDiscoveryMatrix(t *testing.T) {
 			addr := "zookeeper://" + srv.Addr()
 			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "")
 			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "gray", "status=gray")
-			harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Params: map[string]string{"status": "gray"}})
+			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Params: map[string]string{"status": "gray"}})
 			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Tag: "blue"})
+			if reg.java != "interface" {
+				// What a Java consumer reads for the Go providers.
+				checkAppMetadata(t, rules, g1.Port, map[string]string{"status": "gray", "weight": "100", "application": "demo-provider"})
+				checkAppMetadata(t, rules, g2.Port, map[string]string{"dubbo.tag": "blue", "weight": "100", "application": "demo-provider"})
+			}
 			if err := rules.Put(serviceKey, "force: false\nconditions:\n  - method=queryByName => status=gray\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -101,6 +108,59 @@ func TestDiscoveryMatrix(t *testing.T) {
 			}
 			t.Logf("registration %s: %v", reg.java, time.Since(begin).Round(time.Millisecond))
 		})
+	}
+}
+
+// checkAppMetadata reads what a provider on port publishes application-level,
+// the way a Java consumer reads it (the instance
+// /services/demo-provider/127.0.0.1:<port>, then the metadata of its
+// revision at Java's node /dubbo/metadata/demo-provider/<revision>), and
+// requires the instance name demo-provider and the service parameters want.
+func checkAppMetadata(t *testing.T, rules *harness.Rules, port int, want map[string]string) {
+	t.Helper()
+	inst := "/services/demo-provider/127.0.0.1:" + strconv.Itoa(port)
+	err := harness.Eventually(30*time.Second, func() error {
+		data, _, err := rules.Conn.Get(inst)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", inst, err)
+		}
+		var in struct {
+			Name    string `json:"name"`
+			Payload struct {
+				Metadata map[string]string `json:"metadata"`
+			} `json:"payload"`
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			return fmt.Errorf("decode %s: %w", inst, err)
+		}
+		if in.Name != "demo-provider" {
+			return fmt.Errorf("%s: instance name %q, want demo-provider", inst, in.Name)
+		}
+		meta := "/dubbo/metadata/demo-provider/" + in.Payload.Metadata["dubbo.metadata.revision"]
+		if data, _, err = rules.Conn.Get(meta); err != nil {
+			return fmt.Errorf("read %s: %w", meta, err)
+		}
+		var mi struct {
+			Services map[string]struct {
+				Params map[string]string `json:"params"`
+			} `json:"services"`
+		}
+		if err := json.Unmarshal(data, &mi); err != nil {
+			return fmt.Errorf("decode %s: %w", meta, err)
+		}
+		svc, ok := mi.Services[BookIface+":dubbo"]
+		if !ok {
+			return fmt.Errorf("%s: no service %s:dubbo", meta, BookIface)
+		}
+		for k, v := range want {
+			if svc.Params[k] != v {
+				return fmt.Errorf("%s: %s=%q, want %q (params %v)", meta, k, svc.Params[k], v, svc.Params)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

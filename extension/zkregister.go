@@ -78,7 +78,7 @@ func (pe *providerExport) keepCurrent() {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
 	}
-	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff})
+	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff, Created: recreated(pe.current.Location, path)})
 	if err != nil {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
@@ -107,6 +107,13 @@ func (pe *providerExport) release() {
 	defer cancel()
 	if err := e.Release(ctx); err != nil {
 		logger.Warnf("[dubboroute] unregister %s: %v", e.Path(), err)
+	}
+}
+
+// recreated logs a guarded node dubboroute created again.
+func recreated(provider, path string) func(int64) {
+	return func(session int64) {
+		logger.Warnf("[dubboroute] provider %s: its registration %s was gone; re-created it in dubboroute's ZooKeeper session 0x%x", provider, path, session)
 	}
 }
 
@@ -205,7 +212,7 @@ func keepInstance(reg registry.Registry, u *common.URL) {
 	c, err := zkClient(ru.Location, key+"root=/dubbo", append(opts, dzk.WithRegistryRoot("/dubbo"))...)
 	if err == nil {
 		var e *dzk.Ephemeral
-		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff}); err == nil {
+		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff, Created: recreated(u.Location, path)}); err == nil {
 			instances.m[path] = e
 			logger.Infof("[dubboroute] provider %s: guarding its instance registration %s", u.Location, path)
 			return

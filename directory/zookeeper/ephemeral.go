@@ -30,6 +30,9 @@ type EphemeralOptions struct {
 	// dubbo-go's registries do when their session reconnects) is not
 	// raced. Default DefaultHoldOff.
 	HoldOff time.Duration
+	// Created, if set, is called (in the keeper's goroutine) each time the
+	// node is created, with the session that owns it.
+	Created func(session int64)
 }
 
 // Ephemeral keeps one ephemeral node alive, as Curator's PersistentNode in
@@ -43,6 +46,7 @@ type Ephemeral struct {
 	c       *Client
 	path    string
 	holdOff time.Duration
+	onNew   func(int64)
 	cancel  context.CancelFunc
 	done    chan struct{}
 
@@ -67,7 +71,7 @@ func (c *Client) KeepEphemeral(path string, o EphemeralOptions) (*Ephemeral, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Ephemeral{
-		c: c, path: path, holdOff: o.HoldOff, cancel: cancel, done: make(chan struct{}),
+		c: c, path: path, holdOff: o.HoldOff, onNew: o.Created, cancel: cancel, done: make(chan struct{}),
 		data: append([]byte(nil), o.Data...), known: !o.Adopt,
 	}
 	c.wg.Add(1)
@@ -165,7 +169,11 @@ func (e *Ephemeral) read(ctx context.Context) (<-chan zk.Event, error) {
 		e.mu.Lock()
 		e.created++
 		e.mu.Unlock()
-		e.c.log.Warn("zookeeper: kept node re-created", "path", e.path, "session", fmt.Sprintf("0x%x", e.c.conn.SessionID()))
+		session := e.c.conn.SessionID()
+		e.c.log.Warn("zookeeper: kept node re-created", "path", e.path, "session", fmt.Sprintf("0x%x", session))
+		if e.onNew != nil {
+			e.onNew(session)
+		}
 	case errors.Is(err, zk.ErrNodeExists):
 	default:
 		return nil, err

@@ -204,6 +204,11 @@ func TestEnsembleFaults(t *testing.T) {
 	// grace after it.
 	time.Sleep(time.Until(returned.Add(registrationWindow)))
 	nodes.stop()
+	for _, p := range w.ps {
+		for _, line := range guardLines(p) {
+			t.Logf("provider %s: %s", p.Addr, line)
+		}
+	}
 	if ps, err := w.rules.Providers(api.Interface); err != nil {
 		t.Errorf("list the registered providers: %v", err)
 	} else {

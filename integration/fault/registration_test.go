@@ -58,6 +58,9 @@ func TestProviderRegistrationKept(t *testing.T) {
 			t.Errorf("%s owned by 0x%x; want an ephemeral node of dubboroute's own session (not dubbo-go's 0x%x)", p, stat.EphemeralOwner, dubboGo)
 		}
 	}
+	if n := len(guardLines(p1)); n != 2 {
+		t.Errorf("%s logged %d re-created registrations; want 2 (the interface-level node and the instance)", p1.Addr, n)
+	}
 	if got := providerNode(t, w.rules, p1.Addr); got != node {
 		t.Errorf("re-created provider node %q; want the URL dubbo-go registered, %q", got, node)
 	}
@@ -83,6 +86,18 @@ func TestProviderRegistrationKept(t *testing.T) {
 	if after == 0 {
 		t.Errorf("no call reached %s after its registration was deleted", p1.Addr)
 	}
+}
+
+// guardLines are the lines of a provider's log where dubboroute's guard
+// re-created one of its registration nodes.
+func guardLines(p *harness.Provider) []string {
+	var out []string
+	for _, line := range strings.Split(p.Log(), "\n") {
+		if strings.Contains(line, "re-created it in dubboroute's ZooKeeper session") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
 
 // providerNode is the registration node (full path) of the provider at

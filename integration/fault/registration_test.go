@@ -9,6 +9,7 @@ import (
 	gozk "github.com/go-zookeeper/zk"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
+	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
@@ -27,10 +28,24 @@ const registrationBack = 5 * time.Second
 // retries. dubboroute's guard in the provider (extension, zkregister.go)
 // re-creates them: the interface-level node with the same URL, and the
 // application-level instance node (the provider registers both) with the
-// same data; the consumer keeps both providers and no call fails.
+// same data. A provider-side configurator then re-registers the other
+// provider: the guard follows its new node (deleted by hand, it comes
+// back; the old one stays gone). The consumer keeps both providers and no
+// call fails.
 func TestProviderRegistrationKept(t *testing.T) {
-	w := newWorld(t, []harness.ProviderOptions{{RegistryType: "all"}, {}}, harness.ConsumerOptions{})
-	p1, p2 := w.ps[0], w.ps[1]
+	w := &world{zk: zk.Start(t)}
+	w.reg = "zookeeper://" + w.zk.Addr()
+	w.rules = harness.DialRules(t, w.zk.Addr())
+	w.bins = harness.SampleBinaries(t)
+	p1 := harness.StartProvider(t, w.bins, harness.ProviderOptions{Registry: w.reg, RegistryType: "all"})
+	p2 := harness.StartProvider(t, w.bins, harness.ProviderOptions{Registry: w.reg, ConfigCenter: w.reg})
+	w.ps = []*harness.Provider{p1, p2}
+	w.c = harness.StartConsumer(t, w.bins, harness.ConsumerOptions{App: consumerApp, Registry: w.reg})
+	if _, err := w.c.WaitExplain(harness.QueryAll, settle, func(ex httpapi.Explain) bool {
+		return harness.Same(ex.Providers, p1.Addr, p2.Addr)
+	}); err != nil {
+		t.Fatalf("consumer never saw both providers: %v", err)
+	}
 	l := startLoad(w.c, loadSpec{Call: harness.QueryAll, Rate: registrationRate})
 	defer l.stop(t)
 	waitCalls(t, l, registrationRate)
@@ -64,9 +79,39 @@ func TestProviderRegistrationKept(t *testing.T) {
 	if got := providerNode(t, w.rules, p1.Addr); got != node {
 		t.Errorf("re-created provider node %q; want the URL dubbo-go registered, %q", got, node)
 	}
-	// Past the consumer's delete grace (3 s): a provider dropped by the
+
+	// A provider-side configurator re-registers p2 with weight 200
+	// (extension, provider.go): the guard moves to the new node, and brings
+	// that one back when it is deleted; the old one stays gone.
+	old := providerNode(t, w.rules, p2.Addr)
+	w.put(t, api.ProviderApp+".configurators", fmt.Sprintf("configs:\n- addresses:\n  - %s\n  enabled: true\n  parameters:\n    weight: 200\n  side: provider\nenabled: true\nkey: %s\nscope: application\n", p2.Addr, api.ProviderApp))
+	var moved string
+	if err := harness.Eventually(settle, func() error {
+		moved = providerNode(t, w.rules, p2.Addr)
+		if !strings.Contains(moved, "weight%3D200") {
+			return fmt.Errorf("%s still registered as %s", p2.Addr, moved)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second) // the consumer sees the re-registration
+	if err := w.rules.Conn.Delete(moved, -1); err != nil {
+		t.Fatalf("delete %s: %v", moved, err)
+	}
+	movedAt := time.Now()
+	awaitNode(t, w.rules.Conn, moved, registrationBack)
+	t.Logf("%s's configured registration back %v after it was deleted", p2.Addr, time.Since(movedAt).Round(time.Millisecond))
+	if ok, _, err := w.rules.Conn.Exists(old); err != nil || ok {
+		t.Errorf("%s's registration before the configurator: exists=%v (%v); want it gone", p2.Addr, ok, err)
+	}
+	if n := len(guardLines(p2)); n != 1 {
+		t.Errorf("%s logged %d re-created registrations; want 1", p2.Addr, n)
+	}
+
+	// Past the consumer's delete grace (3 s): a provider dropped by a
 	// deletion would have failed calls by now.
-	time.Sleep(time.Until(deleted.Add(4 * time.Second)))
+	time.Sleep(time.Until(movedAt.Add(4 * time.Second)))
 	waitCalls(t, l, l.calls()+registrationRate)
 
 	batches := l.stop(t)

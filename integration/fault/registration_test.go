@@ -87,7 +87,10 @@ func TestProviderRegistrationKept(t *testing.T) {
 	w.put(t, api.ProviderApp+".configurators", fmt.Sprintf("configs:\n- addresses:\n  - %s\n  enabled: true\n  parameters:\n    weight: 200\n  side: provider\nenabled: true\nkey: %s\nscope: application\n", p2.Addr, api.ProviderApp))
 	var moved string
 	if err := harness.Eventually(settle, func() error {
-		moved = providerNode(t, w.rules, p2.Addr)
+		var err error
+		if moved, err = onlyNode(w.rules, p2.Addr); err != nil {
+			return err
+		}
 		if !strings.Contains(moved, "weight%3D200") {
 			return fmt.Errorf("%s still registered as %s", p2.Addr, moved)
 		}
@@ -146,12 +149,22 @@ func guardLines(p *harness.Provider) []string {
 }
 
 // providerNode is the registration node (full path) of the provider at
-// addr.
+// addr; there must be exactly one.
 func providerNode(t *testing.T, r *harness.Rules, addr string) string {
 	t.Helper()
-	ps, err := r.Providers(api.Interface)
+	node, err := onlyNode(r, addr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return node
+}
+
+// onlyNode is the registration node of the provider at addr, or an error
+// if it has none or several.
+func onlyNode(r *harness.Rules, addr string) (string, error) {
+	ps, err := r.Providers(api.Interface)
+	if err != nil {
+		return "", err
 	}
 	var found []string
 	for _, p := range ps {
@@ -160,9 +173,9 @@ func providerNode(t *testing.T, r *harness.Rules, addr string) string {
 		}
 	}
 	if len(found) != 1 {
-		t.Fatalf("%d registrations of %s; want 1", len(found), addr)
+		return "", fmt.Errorf("%d registrations of %s; want 1", len(found), addr)
 	}
-	return "/dubbo/" + strings.ReplaceAll(api.Interface, "/", "%2F") + "/providers/" + found[0]
+	return "/dubbo/" + strings.ReplaceAll(api.Interface, "/", "%2F") + "/providers/" + found[0], nil
 }
 
 // awaitNode waits until path exists, at most within.

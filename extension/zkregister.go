@@ -50,6 +50,12 @@ import (
 // (configurator re-registration, graceful shutdown) the guard stops before
 // dubbo-go deletes the node (a delete removes it whichever session owns
 // it), and a node left over in dubboroute's session is deleted after.
+//
+// One case differs from dubbo-go alone: when a provider-side configurator
+// re-registers an application-level provider, dubbo-go's service-discovery
+// registry deletes the instance node on unregister and does not write it
+// again on register; the guard restores it (Java keeps its instance
+// registered there). Not covered by a test.
 
 // registrationHoldOff is how long a guarded node must be absent before
 // dubboroute re-creates it.

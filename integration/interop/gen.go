@@ -71,6 +71,8 @@ type Generator struct {
 	// against such a host (NetUtils.isValidV4Address), which dubboroute does
 	// not reproduce (see testdata/known-divergences.jsonl).
 	LoopbackHosts bool
+
+	mixed int // cases made by NextConfiguratorsMixed
 }
 
 // NewGenerator returns a generator seeded with seed.

@@ -220,13 +220,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
 	}
-	// Java's mesh router subscribes the key of every provider application.
+	// Java's mesh router subscribes the key of every provider application
+	// among the invokers of each address notification: the providers the
+	// configurators leave enabled (filled in below, once with the initial
+	// configurators and once with the final ones).
 	meshApps := map[string]bool{}
-	for _, u := range p.urls {
-		if a := u.Application(); a != "" && a != "unknown" {
-			meshApps[a] = true
-		}
-	}
 	meshRefs := map[string]cluster.RuleRef{}
 	earlierApp := "" // a provider application the routers followed before providerApp
 	states := map[string]*keyState{}
@@ -325,7 +323,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		case rules.KindScript:
 			// Java's AppScriptStateRouter reads the first provider's application
 			// key; its rule never routes (no script engine on Java 15+).
-			if k.Prefix == providerApp {
+			if k.Prefix == providerApp || k.Prefix == earlierApp {
 				return nil, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
@@ -431,11 +429,13 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 	}
 	initialApp := p.firstInvokerApp()
+	p.enabledApps(meshApps)
 	for _, ev := range updates {
 		if ev.key.Kind == rules.KindConfigurators {
 			apply(ev, false)
 		}
 	}
+	p.enabledApps(meshApps)
 	providerApp = p.firstInvokerApp()
 	if providerApp == "" {
 		providerApp = initialApp
@@ -477,15 +477,31 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 // directory's enabled check after the configurators.
 func (p *prepared) firstInvokerApp() string {
 	for _, u := range p.urls {
-		pr := configurator.Provider{URL: u, Consumer: p.consumer}
-		if !p.cfg.Empty() {
-			pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
-		}
-		if pr.Enabled() {
+		if p.enabled(u) {
 			return u.Application()
 		}
 	}
 	return ""
+}
+
+// enabled reports whether provider u passes the directory's enabled check
+// after the configurators in force.
+func (p *prepared) enabled(u *router.URL) bool {
+	pr := configurator.Provider{URL: u, Consumer: p.consumer}
+	if !p.cfg.Empty() {
+		pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
+	}
+	return pr.Enabled()
+}
+
+// enabledApps adds to apps the application of every provider that passes
+// the enabled check (the applications Java's mesh router subscribes).
+func (p *prepared) enabledApps(apps map[string]bool) {
+	for _, u := range p.urls {
+		if a := u.Application(); a != "" && a != "unknown" && p.enabled(u) {
+			apps[a] = true
+		}
+	}
 }
 
 // applyConfigurators is AbstractConfiguratorListener for one event of a

@@ -20,11 +20,13 @@ const (
 )
 
 // TestConfiguratorOracleDifferential (issue 13) generates random cases that
-// combine routing rules with dynamic configuration (both YAML formats, the
-// JSON-array form, every item field, updates, deletes and rules Java
-// rejects), evaluates each with Java Dubbo 3.3.6 (Dubbo's own
-// AbstractConfiguratorListener, ConfigParser, ConfiguratorFactory and the
-// RegistryDirectory override URL and enabled check, then its router chain)
+// combine routing rules (condition and tag; in one case of five mesh rules,
+// in another the affinity router) with dynamic configuration (both YAML
+// formats, the JSON-array form, every item field, updates, deletes, rules
+// Java rejects, and the registry's override:// URLs), evaluates each with
+// Java Dubbo 3.3.6 (Dubbo's own AbstractConfiguratorListener, ConfigParser,
+// ConfiguratorFactory, UrlUtils.isMatch and the RegistryDirectory override
+// URL and enabled check, then its router chain)
 // and with dubboroute's route command, and requires equal answers: the
 // routed provider sets, the providers each side kept out, every remaining
 // provider's effective weight, the rejected rules and the unread keys.
@@ -69,6 +71,12 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 		if aff {
 			stats["affinity"]++
 		}
+		if len(cases[i].RegistryConfigurators) > 0 {
+			stats["registry override URLs"]++
+			if strings.Contains(string(java[i]), `"key":"registry"`) {
+				stats["disabled by a registry override URL"]++
+			}
+		}
 		if why := divergence(&cases[i], ja); why != "" {
 			stats["excluded: "+why]++
 			continue
@@ -87,7 +95,7 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("coverage: %v", stats)
-	for _, k := range []string{"with disabled providers", "with a weight other than 100", "with a rejected rule", "mesh", "affinity", "mesh/affinity over configured providers"} {
+	for _, k := range []string{"with disabled providers", "with a weight other than 100", "with a rejected rule", "mesh", "affinity", "mesh/affinity over configured providers", "registry override URLs", "disabled by a registry override URL"} {
 		if stats[k] < n/50 {
 			t.Errorf("coverage: only %d cases %s (want at least %d)", stats[k], k, n/50)
 		}

@@ -56,6 +56,9 @@ type Case struct {
 	// Affinity asks both sides to put Java's service affinity router in
 	// the chain (Java 3.3.6 compiles it in but does not register it).
 	Affinity bool `json:"affinity,omitempty"`
+	// RegistryConfigurators are the registry's override:// URLs (the
+	// children of <interface>/configurators, decoded).
+	RegistryConfigurators []string `json:"registry_configurators,omitempty"`
 }
 
 // Iface is the interface every generated case calls.

@@ -93,6 +93,9 @@ func (g *Generator) addConfigurators(c *Case) {
 	}
 	capp := urlApp(c.ConsumerURL)
 	papp := urlApp(c.Providers[0].URL)
+	if g.chance(0.3) {
+		c.RegistryConfigurators = g.registryURLs(c, capp)
+	}
 	svc := Iface + "::"
 	if strings.Contains(c.ConsumerURL, "version=1.0.0") {
 		svc = Iface + ":1.0.0:"
@@ -306,4 +309,66 @@ func (g *Generator) configuratorURLs(c *Case) string {
 		q = append(q, "application="+pick(g, urlApp(c.ConsumerURL), "other-app"))
 	}
 	return `["override://` + host + "/" + Iface + "?" + strings.Join(q, "&") + `"]`
+}
+
+// registryURLs are the children of the registry's <interface>/configurators
+// node: Dubbo 2.6 override:// (and absent://) URLs with an address (any
+// host, a provider's host or ip:port, the consumer's host), the
+// interface (or another, or *), parameters to write, and the keys the
+// registry and the directory filter on (category, enabled, group,
+// version, compatible_config) or the configurators match on (side,
+// application, ~ keys, configVersion, priority).
+func (g *Generator) registryURLs(c *Case, capp string) []string {
+	var out []string
+	n := 1 + g.intn(3)
+	for i := 0; i < n; i++ {
+		pi := g.intn(len(c.Providers))
+		host := pick(g, "0.0.0.0", "0.0.0.0", providerAddr(c, pi), providerAddr(c, pi), strings.Split(providerAddr(c, pi), ":")[0], consumerHost(c))
+		proto := "override"
+		if g.chance(0.12) {
+			proto = "absent"
+		}
+		path := Iface
+		if g.chance(0.08) {
+			path = pick(g, "*", "com.other.Svc")
+		}
+		var q []string
+		switch {
+		case proto == "absent" || g.chance(0.85):
+			q = append(q, "category=configurators")
+		case g.chance(0.5):
+			q = append(q, "category="+pick(g, "routers", "providers", "dynamicconfigurators"))
+		}
+		np := 1 + g.intn(2)
+		for j := 0; j < np; j++ {
+			q = append(q, pick(g, "disabled=true", "disabled=true", "disabled=false", "weight="+pick(g, "0", "33", "200"),
+				"timeout=5", "dubbo.tag="+pick(g, "gray", "blue"), "ver="+pick(g, meshVersions...), "region="+pick(g, "hz", "sh", "hangzhou"),
+				"loadbalance=roundrobin", methods[g.intn(len(methods))]+".weight=10"))
+		}
+		for _, extra := range []struct {
+			p float64
+			v string
+		}{
+			{0.3, "side=" + pick(g, "consumer", "consumer", "provider")},
+			{0.15, "application=" + pick(g, capp, "other-app")},
+			{0.06, "enabled=" + pick(g, "false", "true")},
+			{0.06, "version=1.0.0"},
+			{0.05, "group=" + pick(g, "g1", "*")},
+			{0.04, "compatible_config=true"},
+			{0.2, "dynamic=false"},
+			{0.1, "priority=" + pick(g, "1", "5")},
+			{0.05, "configVersion=v2.7"},
+			{0.05, "~application=" + pick(g, capp, "other-app")},
+			{0.05, "anyhost=true"},
+		} {
+			if g.chance(extra.p) {
+				q = append(q, extra.v)
+			}
+		}
+		if g.chance(0.03) {
+			q = []string{"anyhost=true"} // no parameter but anyhost: skipped
+		}
+		out = append(out, proto+"://"+host+"/"+path+"?"+strings.Join(q, "&"))
+	}
+	return out
 }

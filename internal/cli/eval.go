@@ -53,11 +53,20 @@ type Case struct {
 	// not by default; dubboroute's reference parameter dubboroute.affinity).
 	Affinity     *bool `json:"affinity,omitempty"`
 	Destinations *bool `json:"destinations,omitempty"`
+	// RegistryConfigurators are the URLs under the registry's
+	// <interface>/configurators node (Dubbo 2.6 override:// and absent://
+	// URLs, decoded), as the consumer's registry notifies them: applied
+	// before the config-center lists (configurator.RegistryList).
+	RegistryConfigurators []string `json:"registry_configurators,omitempty"`
 	// Ignored: free-form fields a test harness may carry.
 	Comment  json.RawMessage `json:"comment,omitempty"`
 	Expect   json.RawMessage `json:"expect,omitempty"`
 	Expected json.RawMessage `json:"expected,omitempty"`
 }
+
+// RegistryConfiguratorsKey names the registry's override:// URLs where a
+// result names the configurator list that disabled a provider.
+const RegistryConfiguratorsKey = "registry"
 
 // Rejection is a rule the runtime would not apply because it fails to parse.
 type Rejection struct {
@@ -135,6 +144,22 @@ func prepare(c *Case, grayRead bool) (*prepared, error) {
 		return nil, fmt.Errorf("invocation: %w", err)
 	}
 	p.call = call
+	if c.RegistryConfigurators != nil {
+		var urls []*router.URL
+		for i, raw := range c.RegistryConfigurators {
+			u, err := router.ParseURL(raw)
+			if err != nil {
+				return nil, fmt.Errorf("registry_configurators[%d]: %w", i, err)
+			}
+			urls = append(urls, u)
+		}
+		l, err := configurator.RegistryList(consumer, urls, configurator.Origin{Key: RegistryConfiguratorsKey})
+		if err != nil {
+			return nil, fmt.Errorf("registry_configurators: %w", err)
+		}
+		p.cfg[configurator.ListRegistry] = l
+		p.hasConfigurators = true
+	}
 	if err := p.assemble(c.Rules, grayRead); err != nil {
 		return nil, err
 	}

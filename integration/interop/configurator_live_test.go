@@ -23,16 +23,22 @@ import (
 // Dubbo 3.3.6's own directory and balancers) and a Go consumer with
 // dubboroute side by side, and Dubbo Admin's dynamic configuration written
 // to <consumer-app>.configurators while they call:
+//
 //   - disable one provider: it serves 0 of the calls of either consumer;
+//
 //   - weight 0, 50, 200 on one provider: its share of 4,000 calls is the
 //     same for both consumers within 3 percentage points (and close to
 //     w/(w+300): every provider gets warmup=1 and weight 100 from the same
 //     rule, which both balancers read from the configured URLs);
+//
 //   - loadbalance: roundrobin: both consumers spread calls exactly evenly;
+//
 //   - timeout 300 ms on a 700 ms call: both time out, and with retries 2 both
 //     try three providers (Java: "Tried 3 times", dubbo-go's failover log:
 //     retries=2);
+//
 //   - delete: every provider serves again and the slow call succeeds;
+//
 //   - provider side: Admin's side: provider weight and disable items make a
 //     Go provider (extension) and a Java provider re-register; neither
 //     consumer calls them; the delete restores the registrations.

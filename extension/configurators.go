@@ -28,9 +28,11 @@ import (
 // (provider exports), so the factory is wrapped: a config-center
 // configurator (category dynamicconfigurators or appdynamicconfigurators)
 // does nothing on a URL that is not a provider's export (no provider-config
-// attribute). Provider exports, and registry override:// URLs (category
-// configurators, 2.6 style, which the chain does not read), keep dubbo-go's
-// own handling.
+// attribute). Provider exports keep dubbo-go's own handling. Registry
+// override:// URLs (the registry's <interface>/configurators node, Dubbo
+// 2.6 style) never reach dubbo-go's directory: its ZooKeeper registry
+// watches only the providers node. dubboroute reads them itself
+// (watchRegistryConfigurators) as the first configurator list.
 func init() {
 	inner := dgext.GetDefaultConfiguratorFunc()
 	if inner == nil {

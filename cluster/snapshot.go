@@ -125,7 +125,11 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 	if original == nil {
 		original = consumer
 	}
-	s.mesh = mesh.CompileConfigured(u, original, urls, view.overrides(), rules[SlotMesh].Mesh, opt.Rand)
+	var overrides []*router.URL
+	if len(rules[SlotMesh].Mesh) > 0 {
+		overrides = view.overrides()
+	}
+	s.mesh = mesh.CompileConfigured(u, original, urls, overrides, rules[SlotMesh].Mesh, opt.Rand)
 	s.affinity = affinity.CompileFor(rules[SlotAffinity].Affinity, u, original, consumer, urls)
 	s.affinityApp = affinity.CompileFor(rules[SlotAffinityApp].Affinity, u, original, consumer, urls)
 	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, tagURLs, tagIndex)

@@ -230,6 +230,7 @@ func (c *Chain) rebuild() {
 	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
+	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())

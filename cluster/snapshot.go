@@ -55,6 +55,8 @@ type Snapshot struct {
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
+
+	mockCnt mockCounters // see counters.go
 }
 
 // Disabled is a provider the directory keeps out before any router.
@@ -88,6 +90,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 		Consumer:   consumer,
 		Rules:      rules,
 	}
+	s.mockCnt = newMockCounters()
 	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
 	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
@@ -177,18 +180,28 @@ func CallOf(inv base.Invocation) router.Call {
 // RouteSet runs the chain over the snapshot for one call and returns the
 // routed set. trace may be nil (no recording, no allocation).
 func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer) *router.Set {
+	if trace != nil {
+		// A traced route explains a call (explain, what-if, the no-provider
+		// re-route); it is not one, so nothing counts it, as the routers
+		// count only when they record no step.
+		obs = nil
+	}
 	in := s.Universe.All()
 	// mock (-100)
 	out := in
 	var mockBranch router.Branch
+	mockID := s.mockCnt.notApplicable
 	if v, ok := call.Attachment(MockAttachment); !ok {
 		out = s.noMock
-		mockBranch = router.BranchNoMock
+		mockBranch, mockID = router.BranchNoMock, s.mockCnt.noMock
 	} else if strings.EqualFold(v, "true") {
 		out = s.mockOnly
-		mockBranch = router.BranchMockOnly
+		mockBranch, mockID = router.BranchMockOnly, s.mockCnt.mockOnly
 	} else {
 		mockBranch = router.BranchNotApplicable
+	}
+	if trace == nil {
+		s.mockCnt.cnt.Inc(mockID)
 	}
 	if trace != nil {
 		trace.Add(router.Step{Router: RouterMock, In: in.Len(), Out: out.Len(), Branch: mockBranch})

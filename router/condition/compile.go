@@ -1,6 +1,8 @@
 package condition
 
 import (
+	"strconv"
+
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -29,6 +31,20 @@ type Compiled struct {
 	force   bool
 	v31     bool
 	conds   []compiledCond
+
+	// cnt counts the branches of every call routed without a step (the
+	// call path); see countLayout for its cells.
+	cnt      *router.Counters
+	calls    int32 // every call an enabled rule routed
+	disabled int32 // every call a disabled rule passed through
+}
+
+// condIDs are the counter cells of one condition (-1: none).
+type condIDs struct {
+	matched, fallback, forceEmpty, blacklist, emptyInput int32
+	// dests[j] counts the calls v3.1 destination j was picked for (alone
+	// or by weight).
+	dests []int32
 }
 
 type compiledCond struct {
@@ -44,6 +60,7 @@ type compiledCond struct {
 	then      *router.Set
 	// v3.1
 	targets []compiledTarget
+	ids     condIDs
 }
 
 type compiledTarget struct {
@@ -107,8 +124,87 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 		}
 		c.conds = append(c.conds, cc)
 	}
+	c.countLayout()
 	return c
 }
+
+// countLayout lays out the branch counters: for an enabled rule one cell
+// for every call, then per condition the branches it can take (a v3.0
+// condition: matched, fallback, force-empty, blacklist; v3.1: each
+// destination, fallback, force-empty, blacklist; both: empty-input), and
+// not-applicable derived as the calls minus those, so a condition that does
+// not apply costs no add. A disabled rule has one cell.
+func (c *Compiled) countLayout() {
+	var l router.CounterLayout
+	c.calls, c.disabled = -1, -1
+	if !c.enabled {
+		c.disabled = l.Add("rule", router.BranchDisabled)
+		c.cnt = l.Build(c.rule)
+		return
+	}
+	if len(c.conds) > 0 {
+		c.calls = l.Add("rule", router.BranchCalls)
+	}
+	for i := range c.conds {
+		cc := &c.conds[i]
+		scope := "#" + itoa(cc.index) + " " + cc.text
+		var decided []int32
+		add := func(sc string, br router.Branch) int32 {
+			id := l.Add(sc, br)
+			decided = append(decided, id)
+			return id
+		}
+		na := l.Len()
+		l.Derive(scope, router.BranchNotApplicable, c.calls, nil)
+		ids := condIDs{matched: -1, fallback: -1, forceEmpty: -1, blacklist: -1}
+		if c.v31 {
+			for j := range cc.targets {
+				to := ""
+				if j < len(c.rule.Conditions[i].Targets) {
+					to = c.rule.Conditions[i].Targets[j].Match
+				}
+				ids.dests = append(ids.dests, add(scope+" → to["+itoa(j)+"] "+to, router.BranchDestination))
+			}
+		} else if !cc.blacklist {
+			ids.matched = add(scope, router.BranchMatched)
+		}
+		if !cc.blacklist && (!c.v31 || len(cc.targets) > 0) {
+			if c.force {
+				ids.forceEmpty = add(scope, router.BranchForceEmpty)
+			} else {
+				ids.fallback = add(scope, router.BranchFallback)
+			}
+		} else {
+			ids.blacklist = add(scope, router.BranchBlacklist)
+		}
+		ids.emptyInput = add(scope, router.BranchEmptyInput)
+		l.SetMinus(na, decided)
+		cc.ids = ids
+	}
+	c.cnt = l.Build(c.rule)
+}
+
+// Counters are the rule's branch counters (see countLayout); nil for no
+// rule.
+func (c *Compiled) Counters() *router.Counters {
+	if c == nil {
+		return nil
+	}
+	return c.cnt
+}
+
+// AdoptCounters makes c count into prev's cells when prev was compiled
+// from the same rule (the same accepted version) with the same layout:
+// counters survive a snapshot rebuild for a provider change and start
+// again with a new rule version. It must be called before c is used.
+func (c *Compiled) AdoptCounters(prev *Compiled) {
+	if c == nil || prev == nil {
+		return
+	}
+	c.cnt = c.cnt.Adopt(prev.cnt)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func compilePatterns(vs []string, ref *router.URL) []pattern {
 	if len(vs) == 0 {

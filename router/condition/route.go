@@ -47,12 +47,20 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		}
 		return in
 	}
+	// Only the call path (no step) counts: explain and what-if do not.
+	count := step == nil
 	if !c.enabled {
+		if count {
+			c.cnt.Inc(c.disabled)
+		}
 		if step != nil {
 			step.Branch = router.BranchDisabled
 			step.Detail = "rule enabled=false"
 		}
 		return in
+	}
+	if count {
+		c.cnt.Inc(c.calls)
 	}
 	out := in
 	summary := router.BranchNotApplicable
@@ -64,6 +72,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		switch {
 		case before.Empty():
 			br = router.BranchEmptyInput
+			if count {
+				c.cnt.Inc(cc.ids.emptyInput)
+			}
 		case !cc.whenMatches(call):
 			br = router.BranchNotApplicable
 		default:
@@ -75,6 +86,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 				out, br, kept = c.routeV30(cc, before)
 			}
 			summary = br
+			if count {
+				c.cnt.Inc(cc.ids.of(br, dest))
+			}
 		}
 		if step != nil {
 			step.Conditions = append(step.Conditions, router.ConditionStep{
@@ -228,4 +242,22 @@ func (c *Compiled) Destinations(in *router.Set, call *router.Call) []Destination
 		cur, _, _ = c.routeV31(cc, cur)
 	}
 	return nil
+}
+
+// of is the counter cell of a decided condition's branch (dest: the v3.1
+// destination picked).
+func (ids *condIDs) of(br router.Branch, dest int) int32 {
+	switch br {
+	case router.BranchMatched, router.BranchWeighted:
+		if dest >= 0 && dest < len(ids.dests) {
+			return ids.dests[dest]
+		}
+		return ids.matched
+	case router.BranchFallback:
+		return ids.fallback
+	case router.BranchForceEmpty:
+		return ids.forceEmpty
+	default:
+		return ids.blacklist
+	}
 }

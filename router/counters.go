@@ -1,0 +1,162 @@
+package router
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Counters are the per-branch call counters of one compiled rule: a layout
+// of labelled cells fixed when the rule is compiled (a router keeps the
+// cell ids it needs next to what it routes with), each incremented on the
+// call path with one atomic add (Inc: no allocation, no map, no string).
+//
+// A block belongs to one accepted rule version: its owner is the parsed
+// rule, and a rule is parsed again for every accepted update. A router
+// compiled for a new snapshot adopts the previous snapshot's block when the
+// owner and the layout are the same (Adopt), so a provider change keeps
+// counting into the same cells (calls still routed by the previous snapshot
+// count too); a new rule version, or a change of the layout, starts from
+// zero.
+//
+// Some cells are derived rather than counted: a condition that did not
+// apply is the calls the rule saw minus those the condition decided, so
+// the common case costs no add. Values computes them; as every cell is read
+// on its own while calls go on, a derived value can be off by the calls in
+// flight (it never goes below zero).
+type Counters struct {
+	owner  any
+	labels []CounterLabel
+	cells  []atomic.Uint64
+	since  time.Time
+}
+
+// Counter branch codes that are not trace branches.
+const (
+	BranchCalls       Branch = "calls"       // every call the router routed with the rule
+	BranchDestination Branch = "destination" // a destination (subset) was picked
+)
+
+// CounterLabel names one cell: which part of the rule (Scope) and what it
+// did with the call (Branch, a trace branch code where one exists).
+type CounterLabel struct {
+	Scope  string `json:"scope"`
+	Branch Branch `json:"branch"`
+	// Derived cells are the value of cell From minus the cells Minus.
+	from  int32
+	minus []int32
+}
+
+// CounterValue is a cell's label and its count.
+type CounterValue struct {
+	Scope  string `json:"scope"`
+	Branch Branch `json:"branch"`
+	Count  uint64 `json:"count"`
+}
+
+// CounterLayout builds the layout of a Counters block while a rule is
+// compiled.
+type CounterLayout struct {
+	labels []CounterLabel
+}
+
+// Add appends a counted cell and returns its id (for Counters.Inc).
+func (l *CounterLayout) Add(scope string, br Branch) int32 {
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, from: -1})
+	return int32(len(l.labels) - 1)
+}
+
+// Derive appends a cell whose value is cell from minus the cells minus.
+func (l *CounterLayout) Derive(scope string, br Branch, from int32, minus []int32) {
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, from: from, minus: append([]int32(nil), minus...)})
+}
+
+// SetMinus replaces the cells subtracted by derived cell id (the cells a
+// derived value depends on are often added after it).
+func (l *CounterLayout) SetMinus(id int, minus []int32) {
+	l.labels[id].minus = append([]int32(nil), minus...)
+}
+
+// Len is the number of cells so far.
+func (l *CounterLayout) Len() int { return len(l.labels) }
+
+// Build makes the block for owner (the parsed rule; it may be nil for a
+// router without rule). A nil layout makes an empty block.
+func (l *CounterLayout) Build(owner any) *Counters {
+	c := &Counters{owner: owner, since: time.Now()}
+	if l != nil {
+		c.labels = l.labels
+	}
+	c.cells = make([]atomic.Uint64, len(c.labels))
+	return c
+}
+
+// Inc counts one call in cell id. A nil block, or an id outside the
+// layout (-1: no such cell), counts nothing.
+func (c *Counters) Inc(id int32) {
+	if c != nil && uint32(id) < uint32(len(c.cells)) {
+		c.cells[id].Add(1)
+	}
+}
+
+// Adopt returns prev when it has the same owner and layout as c (the cells
+// go on counting), else c.
+func (c *Counters) Adopt(prev *Counters) *Counters {
+	if c == nil || prev == nil || c == prev || c.owner != prev.owner || len(c.labels) != len(prev.labels) {
+		return c
+	}
+	for i := range c.labels {
+		a, b := &c.labels[i], &prev.labels[i]
+		if a.Scope != b.Scope || a.Branch != b.Branch || a.from != b.from || !equalIDs(a.minus, b.minus) {
+			return c
+		}
+	}
+	return prev
+}
+
+func equalIDs(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Since is when the block was made (when its rule version was first
+// compiled in this process, or its layout last changed).
+func (c *Counters) Since() time.Time {
+	if c == nil {
+		return time.Time{}
+	}
+	return c.since
+}
+
+// Values reads every cell in layout order (derived cells computed).
+func (c *Counters) Values() []CounterValue {
+	if c == nil {
+		return nil
+	}
+	raw := make([]uint64, len(c.cells))
+	for i := range c.cells {
+		raw[i] = c.cells[i].Load()
+	}
+	out := make([]CounterValue, len(c.labels))
+	for i, l := range c.labels {
+		v := raw[i]
+		if l.from >= 0 {
+			v = raw[l.from]
+			for _, m := range l.minus {
+				if raw[m] > v {
+					v = 0
+					break
+				}
+				v -= raw[m]
+			}
+		}
+		out[i] = CounterValue{Scope: l.Scope, Branch: l.Branch, Count: v}
+	}
+	return out
+}

@@ -26,7 +26,7 @@ type BranchCounters struct {
 // mockCounters are the mock router's branch counters; the layout never
 // changes, so one block lives as long as the chain.
 type mockCounters struct {
-	cnt                              *router.Counters
+	cnt                             *router.Counters
 	noMock, mockOnly, notApplicable int32
 }
 

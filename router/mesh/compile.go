@@ -17,14 +17,14 @@ type AppRule struct {
 
 // Branches of mesh routing (Java's StandardMeshRuleRouter).
 const (
-	BranchRouted   router.Branch = "mesh-routed"   // some application's destination subsets, intersected with the input
-	BranchNoMatch  router.Branch = "mesh-no-match" // rules in force, nothing chosen: the input (Java's empty protection)
-	BranchNoRule   router.Branch = "no-rule"       // no application present has a mesh rule
-	BranchThrows   router.Branch = "mesh-error"    // Java throws here: the call fails with no provider
+	BranchRouted  router.Branch = "mesh-routed"   // some application's destination subsets, intersected with the input
+	BranchNoMatch router.Branch = "mesh-no-match" // rules in force, nothing chosen: the input (Java's empty protection)
+	BranchNoRule  router.Branch = "no-rule"       // no application present has a mesh rule
+	BranchThrows  router.Branch = "mesh-error"    // Java throws here: the call fails with no provider
 	// Counter branches of one application's rule (see appState.countLayout).
 	BranchDetailNoRoute router.Branch = "no-route"  // the matched routedetail has no route: the application adds nothing
 	BranchNoSubset      router.Branch = "no-subset" // no destination subset of the matched routedetail has providers in the input
-	invalidAppName               = "unknown"
+	invalidAppName                    = "unknown"
 )
 
 // Compiled is the mesh router compiled against one provider snapshot.
@@ -52,10 +52,10 @@ type appState struct {
 type detailState struct {
 	idNoRoute, idNoSubset int32 // counter cells
 	d                     *RouteDetail
-	src     []int8 // per match request: sourceLabels result
-	dests   []destState
-	total   int32 // Java's int sum of max(weight, 1) (may wrap)
-	nullDst bool  // a null route element: Java throws summing the weights
+	src                   []int8 // per match request: sourceLabels result
+	dests                 []destState
+	total                 int32 // Java's int sum of max(weight, 1) (may wrap)
+	nullDst               bool  // a null route element: Java throws summing the weights
 }
 
 type destState struct {

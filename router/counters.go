@@ -36,11 +36,14 @@ const (
 	BranchDestination Branch = "destination" // a destination (subset) was picked
 )
 
-// CounterLabel names one cell: which part of the rule (Scope) and what it
-// did with the call (Branch, a trace branch code where one exists).
+// CounterLabel names one cell: which part of the rule (Scope), what it did
+// with the call (Branch, a trace branch code where one exists) and, where a
+// branch has several cells, which one (Detail: a v3.1 destination, a
+// dynamic tag, a mesh subset).
 type CounterLabel struct {
 	Scope  string `json:"scope"`
 	Branch Branch `json:"branch"`
+	Detail string `json:"detail,omitempty"`
 	// Derived cells are the value of cell From minus the cells Minus.
 	from  int32
 	minus []int32
@@ -50,6 +53,7 @@ type CounterLabel struct {
 type CounterValue struct {
 	Scope  string `json:"scope"`
 	Branch Branch `json:"branch"`
+	Detail string `json:"detail,omitempty"`
 	Count  uint64 `json:"count"`
 }
 
@@ -61,7 +65,12 @@ type CounterLayout struct {
 
 // Add appends a counted cell and returns its id (for Counters.Inc).
 func (l *CounterLayout) Add(scope string, br Branch) int32 {
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, from: -1})
+	return l.AddDetail(scope, br, "")
+}
+
+// AddDetail is Add for one of several cells of a branch.
+func (l *CounterLayout) AddDetail(scope string, br Branch, detail string) int32 {
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail, from: -1})
 	return int32(len(l.labels) - 1)
 }
 
@@ -106,7 +115,7 @@ func (c *Counters) Adopt(prev *Counters) *Counters {
 	}
 	for i := range c.labels {
 		a, b := &c.labels[i], &prev.labels[i]
-		if a.Scope != b.Scope || a.Branch != b.Branch || a.from != b.from || !equalIDs(a.minus, b.minus) {
+		if a.Scope != b.Scope || a.Branch != b.Branch || a.Detail != b.Detail || a.from != b.from || !equalIDs(a.minus, b.minus) {
 			return c
 		}
 	}
@@ -156,7 +165,29 @@ func (c *Counters) Values() []CounterValue {
 				v -= raw[m]
 			}
 		}
-		out[i] = CounterValue{Scope: l.Scope, Branch: l.Branch, Count: v}
+		out[i] = CounterValue{Scope: l.Scope, Branch: l.Branch, Detail: l.Detail, Count: v}
 	}
 	return out
+}
+
+// Count is the sum of the cells labelled scope and br (of every detail).
+// It reads the whole block; it is meant for tests and tools.
+func (c *Counters) Count(scope string, br Branch) uint64 {
+	var n uint64
+	for _, v := range c.Values() {
+		if v.Scope == scope && v.Branch == br {
+			n += v.Count
+		}
+	}
+	return n
+}
+
+// CountDetail is the value of the cell labelled scope, br and detail.
+func (c *Counters) CountDetail(scope string, br Branch, detail string) uint64 {
+	for _, v := range c.Values() {
+		if v.Scope == scope && v.Branch == br && v.Detail == detail {
+			return v.Count
+		}
+	}
+	return 0
 }

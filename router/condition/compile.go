@@ -159,11 +159,14 @@ func (c *Compiled) countLayout() {
 		ids := condIDs{matched: -1, fallback: -1, forceEmpty: -1, blacklist: -1}
 		if c.v31 {
 			for j := range cc.targets {
-				to := ""
+				to := "to[" + itoa(j) + "]"
 				if j < len(c.rule.Conditions[i].Targets) {
-					to = c.rule.Conditions[i].Targets[j].Match
+					tg := &c.rule.Conditions[i].Targets[j]
+					to += " " + tg.Match + " (weight " + strconv.FormatInt(tg.Weight, 10) + ")"
 				}
-				ids.dests = append(ids.dests, add(scope+" → to["+itoa(j)+"] "+to, router.BranchDestination))
+				id := l.AddDetail(scope, router.BranchDestination, to)
+				decided = append(decided, id)
+				ids.dests = append(ids.dests, id)
 			}
 		} else if !cc.blacklist {
 			ids.matched = add(scope, router.BranchMatched)

@@ -181,13 +181,13 @@ func (st *appState) countLayout() {
 			d := &ds.dests[i]
 			d.ids = make([]int32, len(d.chain))
 			for k := range d.chain {
-				sc := scope + " → route[" + itoa(i) + "] subset " + d.names[0]
+				detail := "route[" + itoa(i) + "] subset " + d.names[0]
 				br := router.BranchDestination
 				if k > 0 {
-					sc += " fallback " + d.names[k]
+					detail += " → fallback " + d.names[k]
 					br = router.BranchFallback
 				}
-				d.ids[k] = l.Add(sc, br)
+				d.ids[k] = l.AddDetail(scope, br, detail)
 			}
 		}
 	}

@@ -536,7 +536,7 @@ func (c *Compiled) countLayout(usable bool) map[string]int32 {
 		hits = map[string]int32{}
 		for _, t := range c.rule.Tags {
 			if _, ok := hits[t.Name]; !ok {
-				hits[t.Name] = l.Add("tag "+strconv.Quote(t.Name), router.BranchDynamicHit)
+				hits[t.Name] = l.AddDetail(sc, router.BranchDynamicHit, "tag "+strconv.Quote(t.Name))
 			}
 		}
 		ids.dynamicForceEmpty = l.Add(sc, router.BranchDynamicForceEmpty)

@@ -299,7 +299,9 @@ func localHost(consumer *router.URL) string {
 }
 
 // Route routes one call against the snapshot in force and returns the
-// routed invokers (possibly empty; do not modify). trace may be nil.
+// routed invokers (possibly empty; do not modify). trace may be nil; with a
+// trace the route is an explanation and is not counted (see
+// Snapshot.RouteSet).
 func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
 	return c.cur.Load().Route(inv, trace, c.opts.Observer)
 }

@@ -23,23 +23,6 @@ type BranchCounters struct {
 	Values []router.CounterValue
 }
 
-// mockCounters are the mock router's branch counters; the layout never
-// changes, so one block lives as long as the chain.
-type mockCounters struct {
-	cnt                             *router.Counters
-	noMock, mockOnly, notApplicable int32
-}
-
-func newMockCounters() mockCounters {
-	var l router.CounterLayout
-	m := mockCounters{}
-	m.noMock = l.Add("invocation.need.mock", router.BranchNoMock)
-	m.mockOnly = l.Add("invocation.need.mock", router.BranchMockOnly)
-	m.notApplicable = l.Add("invocation.need.mock", router.BranchNotApplicable)
-	m.cnt = l.Build(nil)
-	return m
-}
-
 // adoptCounters makes the routers of s (not yet published) count into the
 // cells of prev's routers compiled from the same rule versions, so
 // counters survive a rebuild that did not change the rule.
@@ -47,7 +30,6 @@ func (s *Snapshot) adoptCounters(prev *Snapshot) {
 	if prev == nil {
 		return
 	}
-	s.mockCnt = prev.mockCnt
 	s.mesh.AdoptCounters(prev.mesh)
 	s.tag.AdoptCounters(prev.tag)
 	s.affinity.AdoptCounters(prev.affinity)
@@ -58,8 +40,8 @@ func (s *Snapshot) adoptCounters(prev *Snapshot) {
 }
 
 // BranchCounters reads the per-branch counters of every router with a
-// rule (and of the mock router and the tag router, which always route), in
-// chain order; a mesh router gives one entry per provider application with
+// rule (and of the tag router, which always routes), in chain order (the
+// mock router has none: its per-router outcomes say it all); a mesh router gives one entry per provider application with
 // a rule. Counted are the calls routed without a trace (Chain.Route and
 // Chain.List, the call path); explain, what-if and the re-route that
 // records a no-provider trace are not.
@@ -75,7 +57,6 @@ func (s *Snapshot) BranchCounters() []BranchCounters {
 		}
 		out = append(out, b)
 	}
-	add(RouterMock, nil, s.mockCnt.cnt)
 	for _, a := range s.mesh.Counters() {
 		add(RouterMesh, &RuleRef{Key: a.Key, Version: a.Version}, a.Counters)
 	}

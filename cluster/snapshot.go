@@ -55,8 +55,6 @@ type Snapshot struct {
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
-
-	mockCnt mockCounters // see counters.go
 }
 
 // Disabled is a provider the directory keeps out before any router.
@@ -90,7 +88,6 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 		Consumer:   consumer,
 		Rules:      rules,
 	}
-	s.mockCnt = newMockCounters()
 	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
 	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
@@ -192,18 +189,14 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 	// mock (-100)
 	out := in
 	var mockBranch router.Branch
-	mockID := s.mockCnt.notApplicable
 	if v, ok := call.Attachment(MockAttachment); !ok {
 		out = s.noMock
-		mockBranch, mockID = router.BranchNoMock, s.mockCnt.noMock
+		mockBranch = router.BranchNoMock
 	} else if strings.EqualFold(v, "true") {
 		out = s.mockOnly
-		mockBranch, mockID = router.BranchMockOnly, s.mockCnt.mockOnly
+		mockBranch = router.BranchMockOnly
 	} else {
 		mockBranch = router.BranchNotApplicable
-	}
-	if trace == nil {
-		s.mockCnt.cnt.Inc(mockID)
 	}
 	if trace != nil {
 		trace.Add(router.Step{Router: RouterMock, In: in.Len(), Out: out.Len(), Branch: mockBranch})

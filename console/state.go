@@ -62,11 +62,10 @@ type Reference struct {
 	// Counters are calls seen per router, by outcome.
 	Counters []Counter `json:"counters"`
 	// Branches are the per-branch counters of every router with a rule in
-	// force (and of the mock and tag routers, which always route), in chain
-	// order.
+	// force (and of the tag router, which always routes), in chain order.
 	Branches   []BranchCounter `json:"branches"`
-	Gray       GrayPools    `json:"gray"`
-	NoProvider []NoProvider `json:"no_provider"`
+	Gray       GrayPools       `json:"gray"`
+	NoProvider []NoProvider    `json:"no_provider"`
 }
 
 // Provider is one provider of a snapshot.

@@ -18,11 +18,14 @@ import (
 // count too); a new rule version, or a change of the layout, starts from
 // zero.
 //
-// Some cells are derived rather than counted: a condition that did not
-// apply is the calls the rule saw minus those the condition decided, so
-// the common case costs no add. Values computes them; as every cell is read
-// on its own while calls go on, a derived value can be off by the calls in
-// flight (it never goes below zero).
+// Some cells are derived rather than counted, so that a call costs as few
+// adds as possible: a condition that did not apply is the calls the rule
+// saw minus those the condition decided, and the calls are those no
+// condition decided plus those some condition decided first (a pair of
+// cells counts a branch taken first in the call and taken later; Values
+// shows their sum). Values computes them; as every cell is read on its own
+// while calls go on, a derived value can be off by the calls in flight (it
+// never goes below zero).
 type Counters struct {
 	owner  any
 	labels []CounterLabel
@@ -44,9 +47,13 @@ type CounterLabel struct {
 	Scope  string `json:"scope"`
 	Branch Branch `json:"branch"`
 	Detail string `json:"detail,omitempty"`
-	// Derived cells are the value of cell From minus the cells Minus.
-	from  int32
-	minus []int32
+	// A derived cell is the sum of the cells plus minus the cells minus
+	// (counted cells by their own count, derived cells by their value).
+	derived     bool
+	plus, minus []int32
+	// A hidden cell is counted but shown added to cell into.
+	hidden bool
+	into   int32
 }
 
 // CounterValue is a cell's label and its count.
@@ -70,18 +77,30 @@ func (l *CounterLayout) Add(scope string, br Branch) int32 {
 
 // AddDetail is Add for one of several cells of a branch.
 func (l *CounterLayout) AddDetail(scope string, br Branch, detail string) int32 {
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail, from: -1})
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail})
 	return int32(len(l.labels) - 1)
 }
 
-// Derive appends a cell whose value is cell from minus the cells minus.
-func (l *CounterLayout) Derive(scope string, br Branch, from int32, minus []int32) {
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, from: from, minus: append([]int32(nil), minus...)})
+// AddPair appends two counted cells shown as one: id (a branch taken first
+// in a call) and id+1 (taken after an earlier one), returning id.
+func (l *CounterLayout) AddPair(scope string, br Branch, detail string) int32 {
+	id := l.AddDetail(scope, br, detail)
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail, hidden: true, into: id})
+	return id
 }
 
-// SetMinus replaces the cells subtracted by derived cell id (the cells a
-// derived value depends on are often added after it).
-func (l *CounterLayout) SetMinus(id int, minus []int32) {
+// Derive appends a derived cell (its terms set by SetTerms, as the cells
+// it depends on are often added after it) and returns its id. A derived
+// cell may refer to derived cells before it.
+func (l *CounterLayout) Derive(scope string, br Branch) int32 {
+	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, derived: true})
+	return int32(len(l.labels) - 1)
+}
+
+// SetTerms sets a derived cell's value to the sum of plus minus the sum of
+// minus.
+func (l *CounterLayout) SetTerms(id int32, plus, minus []int32) {
+	l.labels[id].plus = append([]int32(nil), plus...)
 	l.labels[id].minus = append([]int32(nil), minus...)
 }
 
@@ -115,7 +134,8 @@ func (c *Counters) Adopt(prev *Counters) *Counters {
 	}
 	for i := range c.labels {
 		a, b := &c.labels[i], &prev.labels[i]
-		if a.Scope != b.Scope || a.Branch != b.Branch || a.Detail != b.Detail || a.from != b.from || !equalIDs(a.minus, b.minus) {
+		if a.Scope != b.Scope || a.Branch != b.Branch || a.Detail != b.Detail || a.derived != b.derived || a.hidden != b.hidden ||
+			a.into != b.into || !equalIDs(a.plus, b.plus) || !equalIDs(a.minus, b.minus) {
 			return c
 		}
 	}
@@ -143,29 +163,43 @@ func (c *Counters) Since() time.Time {
 	return c.since
 }
 
-// Values reads every cell in layout order (derived cells computed).
+// Values reads every shown cell in layout order (derived cells computed,
+// hidden cells added to the cell they belong to).
 func (c *Counters) Values() []CounterValue {
 	if c == nil {
 		return nil
 	}
-	raw := make([]uint64, len(c.cells))
+	v := make([]uint64, len(c.cells))
 	for i := range c.cells {
-		raw[i] = c.cells[i].Load()
+		v[i] = c.cells[i].Load()
 	}
-	out := make([]CounterValue, len(c.labels))
 	for i, l := range c.labels {
-		v := raw[i]
-		if l.from >= 0 {
-			v = raw[l.from]
-			for _, m := range l.minus {
-				if raw[m] > v {
-					v = 0
-					break
-				}
-				v -= raw[m]
-			}
+		if !l.derived {
+			continue
 		}
-		out[i] = CounterValue{Scope: l.Scope, Branch: l.Branch, Detail: l.Detail, Count: v}
+		var plus, minus uint64
+		for _, p := range l.plus {
+			plus += v[p]
+		}
+		for _, m := range l.minus {
+			minus += v[m]
+		}
+		if minus > plus {
+			minus = plus
+		}
+		v[i] = plus - minus
+	}
+	shown := append([]uint64(nil), v...)
+	for i, l := range c.labels {
+		if l.hidden {
+			shown[l.into] += v[i]
+		}
+	}
+	out := make([]CounterValue, 0, len(c.labels))
+	for i, l := range c.labels {
+		if !l.hidden {
+			out = append(out, CounterValue{Scope: l.Scope, Branch: l.Branch, Detail: l.Detail, Count: shown[i]})
+		}
 	}
 	return out
 }

@@ -9,29 +9,36 @@ func TestCountersDerivedAndAdopt(t *testing.T) {
 	owner := new(int)
 	layout := func() *CounterLayout {
 		var l CounterLayout
-		calls := l.Add("rule", BranchCalls)
-		na := l.Len()
-		l.Derive("#0", BranchNotApplicable, calls, nil)
-		m := l.Add("#0", BranchMatched)
-		f := l.Add("#0", BranchFallback)
-		l.SetMinus(na, []int32{m, f})
+		calls := l.Derive("rule", BranchCalls)
+		none := l.Add("rule", BranchNotApplicable)
+		na := l.Derive("#0", BranchNotApplicable)
+		m := l.AddPair("#0", BranchMatched, "")
+		f := l.AddPair("#0", BranchFallback, "")
+		l.SetTerms(calls, []int32{none, m, f}, nil)
+		l.SetTerms(na, []int32{calls}, []int32{m, m + 1, f, f + 1})
 		return &l
 	}
 	c := layout().Build(owner)
-	for i := 0; i < 10; i++ {
-		c.Inc(0)
+	// Cells: 0 calls (derived), 1 none, 2 #0 not-applicable (derived),
+	// 3/4 matched first/later, 5/6 fallback first/later.
+	for id, n := range map[int32]int{1: 6, 3: 3, 4: 2, 5: 1} {
+		for i := 0; i < n; i++ {
+			c.Inc(id)
+		}
 	}
-	for i := 0; i < 3; i++ {
-		c.Inc(2)
-	}
-	c.Inc(3)
 	c.Inc(-1) // no such cell: ignored
 	c.Inc(99)
-	if got := c.Count("#0", BranchNotApplicable); got != 6 {
-		t.Errorf("not-applicable = %d, want 10-3-1 = 6", got)
+	if got := c.Count("rule", BranchCalls); got != 6+3+1 {
+		t.Errorf("calls = %d, want 10 (none + first decisions)", got)
 	}
-	if c.Count("rule", BranchCalls) != 10 || c.Count("#0", BranchMatched) != 3 || c.Count("#0", BranchFallback) != 1 {
-		t.Errorf("values %+v", c.Values())
+	if got := c.Count("#0", BranchMatched); got != 5 {
+		t.Errorf("matched = %d, want 3 first + 2 later", got)
+	}
+	if got := c.Count("#0", BranchNotApplicable); got != 10-5-1 {
+		t.Errorf("not-applicable = %d, want 4", got)
+	}
+	if n := len(c.Values()); n != 5 {
+		t.Errorf("%d values shown, want 5 (hidden halves of pairs folded): %+v", n, c.Values())
 	}
 	// Same owner and layout: the previous block goes on counting.
 	if n := layout().Build(owner).Adopt(c); n != c {
@@ -48,7 +55,7 @@ func TestCountersDerivedAndAdopt(t *testing.T) {
 	}
 	// A derived cell never goes below zero.
 	d := layout().Build(owner)
-	d.Inc(2)
+	d.Inc(4)
 	if got := d.Count("#0", BranchNotApplicable); got != 0 {
 		t.Errorf("derived below zero: %d", got)
 	}
@@ -82,4 +89,27 @@ func TestCountersConcurrent(t *testing.T) {
 	if a := testing.AllocsPerRun(1000, func() { c.Inc(id) }); a != 0 {
 		t.Errorf("Inc allocates %v", a)
 	}
+}
+
+// BenchmarkCountersInc is the cost of counting one branch of one call (an
+// uncontended atomic add; RunParallel adds the contended case, every
+// goroutine counting into the same cell).
+func BenchmarkCountersInc(b *testing.B) {
+	var l CounterLayout
+	id := l.Add("rule", BranchCalls)
+	c := l.Build(nil)
+	b.Run("serial", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			c.Inc(id)
+		}
+	})
+	b.Run("parallel", func(b *testing.B) {
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				c.Inc(id)
+			}
+		})
+	})
 }

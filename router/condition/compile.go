@@ -35,7 +35,7 @@ type Compiled struct {
 	// cnt counts the branches of every call routed without a step (the
 	// call path); see countLayout for its cells.
 	cnt      *router.Counters
-	calls    int32 // every call an enabled rule routed
+	calls    int32 // the calls no condition applied to (see countLayout)
 	disabled int32 // every call a disabled rule passed through
 }
 
@@ -128,12 +128,16 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 	return c
 }
 
-// countLayout lays out the branch counters: for an enabled rule one cell
-// for every call, then per condition the branches it can take (a v3.0
-// condition: matched, fallback, force-empty, blacklist; v3.1: each
-// destination, fallback, force-empty, blacklist; both: empty-input), and
-// not-applicable derived as the calls minus those, so a condition that does
-// not apply costs no add. A disabled rule has one cell.
+// countLayout lays out the branch counters so that a call costs one add
+// per rule when at most one condition applies: per condition a pair of
+// cells for each branch it can take (a v3.0 condition: matched, fallback,
+// force-empty, blacklist; v3.1: each destination, fallback, force-empty,
+// blacklist; both: empty-input), the first of the pair counting a branch
+// taken first in the call and the second one taken after an earlier
+// condition decided; one cell for the calls no condition applied to. The
+// calls (none applied plus every first decision) and each condition's
+// not-applicable (the calls minus its decisions) are derived. A disabled
+// rule has one cell.
 func (c *Compiled) countLayout() {
 	var l router.CounterLayout
 	c.calls, c.disabled = -1, -1
@@ -142,20 +146,24 @@ func (c *Compiled) countLayout() {
 		c.cnt = l.Build(c.rule)
 		return
 	}
-	if len(c.conds) > 0 {
-		c.calls = l.Add("rule", router.BranchCalls)
+	if len(c.conds) == 0 {
+		c.cnt = l.Build(c.rule)
+		return
 	}
+	calls := l.Derive("rule", router.BranchCalls)
+	c.calls = l.Add("rule", router.BranchNotApplicable) // no condition applied
+	callTerms := []int32{c.calls}
 	for i := range c.conds {
 		cc := &c.conds[i]
 		scope := "#" + itoa(cc.index) + " " + cc.text
 		var decided []int32
-		add := func(sc string, br router.Branch) int32 {
-			id := l.Add(sc, br)
-			decided = append(decided, id)
+		pair := func(br router.Branch, detail string) int32 {
+			id := l.AddPair(scope, br, detail)
+			decided = append(decided, id, id+1)
+			callTerms = append(callTerms, id)
 			return id
 		}
-		na := l.Len()
-		l.Derive(scope, router.BranchNotApplicable, c.calls, nil)
+		na := l.Derive(scope, router.BranchNotApplicable)
 		ids := condIDs{matched: -1, fallback: -1, forceEmpty: -1, blacklist: -1}
 		if c.v31 {
 			for j := range cc.targets {
@@ -164,26 +172,25 @@ func (c *Compiled) countLayout() {
 					tg := &c.rule.Conditions[i].Targets[j]
 					to += " " + tg.Match + " (weight " + strconv.FormatInt(tg.Weight, 10) + ")"
 				}
-				id := l.AddDetail(scope, router.BranchDestination, to)
-				decided = append(decided, id)
-				ids.dests = append(ids.dests, id)
+				ids.dests = append(ids.dests, pair(router.BranchDestination, to))
 			}
 		} else if !cc.blacklist {
-			ids.matched = add(scope, router.BranchMatched)
+			ids.matched = pair(router.BranchMatched, "")
 		}
 		if !cc.blacklist && (!c.v31 || len(cc.targets) > 0) {
 			if c.force {
-				ids.forceEmpty = add(scope, router.BranchForceEmpty)
+				ids.forceEmpty = pair(router.BranchForceEmpty, "")
 			} else {
-				ids.fallback = add(scope, router.BranchFallback)
+				ids.fallback = pair(router.BranchFallback, "")
 			}
 		} else {
-			ids.blacklist = add(scope, router.BranchBlacklist)
+			ids.blacklist = pair(router.BranchBlacklist, "")
 		}
-		ids.emptyInput = add(scope, router.BranchEmptyInput)
-		l.SetMinus(na, decided)
+		ids.emptyInput = pair(router.BranchEmptyInput, "")
+		l.SetTerms(na, []int32{calls}, decided)
 		cc.ids = ids
 	}
+	l.SetTerms(calls, callTerms, nil)
 	c.cnt = l.Build(c.rule)
 }
 

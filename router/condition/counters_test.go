@@ -71,7 +71,7 @@ func TestCountersV30(t *testing.T) {
 	c.Route(u.All(), &router.Call{Method: "a"}, &router.Step{})
 	const l0, l1, l2, l3 = "#0 method = a => region = hz", "#1 method = b => region = bj", "#2 method = c => false", "#3 method = a,b => env = gray"
 	checkCounts(t, c.Counters(), []want{
-		{"rule", router.BranchCalls, 10},
+		{"rule", router.BranchCalls, 10}, {"rule", router.BranchNotApplicable, 4},
 		{l0, router.BranchMatched, 3}, {l0, router.BranchNotApplicable, 7}, {l0, router.BranchFallback, 0},
 		{l1, router.BranchFallback, 2}, {l1, router.BranchNotApplicable, 8}, {l1, router.BranchMatched, 0},
 		{l2, router.BranchBlacklist, 1}, {l2, router.BranchNotApplicable, 9},

@@ -59,9 +59,10 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		}
 		return in
 	}
-	if count {
-		c.cnt.Inc(c.calls)
-	}
+	// later is 0 until a condition decided (its branch is counted as the
+	// call's first), then 1 (see countLayout): one add per deciding
+	// condition, or one for the call when none applies.
+	var later int32
 	out := in
 	summary := router.BranchNotApplicable
 	for i := range c.conds {
@@ -73,7 +74,8 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		case before.Empty():
 			br = router.BranchEmptyInput
 			if count {
-				c.cnt.Inc(cc.ids.emptyInput)
+				c.cnt.Inc(cc.ids.emptyInput + later)
+				later = 1
 			}
 		case !cc.whenMatches(call):
 			br = router.BranchNotApplicable
@@ -86,8 +88,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 				out, br, kept = c.routeV30(cc, before)
 			}
 			summary = br
-			if count {
-				c.cnt.Inc(cc.ids.of(br, dest))
+			if id := cc.ids.of(br, dest); count && id >= 0 {
+				c.cnt.Inc(id + later)
+				later = 1
 			}
 		}
 		if step != nil {
@@ -96,6 +99,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 				In: before.Len(), ThenKept: kept, Out: out.Len(), Branch: br, Destination: dest,
 			})
 		}
+	}
+	if count && later == 0 {
+		c.cnt.Inc(c.calls)
 	}
 	if step != nil {
 		if in.Empty() {

@@ -28,7 +28,7 @@ import (
 // never goes below zero).
 type Counters struct {
 	owner  any
-	labels []CounterLabel
+	layout *CounterLayout
 	cells  []atomic.Uint64
 	since  time.Time
 }
@@ -39,24 +39,10 @@ const (
 	BranchDestination Branch = "destination" // a destination (subset) was picked
 )
 
-// CounterLabel names one cell: which part of the rule (Scope), what it did
-// with the call (Branch, a trace branch code where one exists) and, where a
-// branch has several cells, which one (Detail: a v3.1 destination, a
-// dynamic tag, a mesh subset).
-type CounterLabel struct {
-	Scope  string `json:"scope"`
-	Branch Branch `json:"branch"`
-	Detail string `json:"detail,omitempty"`
-	// A derived cell is the sum of the cells plus minus the cells minus
-	// (counted cells by their own count, derived cells by their value).
-	derived     bool
-	plus, minus []int32
-	// A hidden cell is counted but shown added to cell into.
-	hidden bool
-	into   int32
-}
-
-// CounterValue is a cell's label and its count.
+// CounterValue is one cell: which part of the rule (Scope), what it did
+// with the calls (Branch, a trace branch code where one exists), where a
+// branch has several cells which one (Detail: a v3.1 destination, a dynamic
+// tag, a mesh subset), and how many calls took it.
 type CounterValue struct {
 	Scope  string `json:"scope"`
 	Branch Branch `json:"branch"`
@@ -64,28 +50,53 @@ type CounterValue struct {
 	Count  uint64 `json:"count"`
 }
 
-// CounterLayout builds the layout of a Counters block while a rule is
-// compiled.
+// CounterLayout is the layout of a Counters block, built while a rule is
+// compiled (or once per rule, and shared: a built layout is never
+// modified).
 type CounterLayout struct {
-	labels []CounterLabel
+	scopes []string
+	cells  []cellLabel
+	terms  [][2][]int32 // derived cells' plus and minus terms
+}
+
+// cellLabel is one cell of a layout, kept small: a 100-condition rule has
+// about 1,000 cells.
+type cellLabel struct {
+	scope  int32 // index into scopes
+	branch Branch
+	detail string
+	pair   bool  // the next cell is counted and shown with this one
+	hidden bool  // the second cell of a pair
+	terms  int32 // derived: index into terms; -1: counted
+}
+
+func (l *CounterLayout) add(scope string, br Branch, detail string, terms int32) int32 {
+	si := int32(len(l.scopes) - 1)
+	if si < 0 || l.scopes[si] != scope {
+		l.scopes = append(l.scopes, scope)
+		si++
+	}
+	l.cells = append(l.cells, cellLabel{scope: si, branch: br, detail: detail, terms: terms})
+	return int32(len(l.cells) - 1)
 }
 
 // Add appends a counted cell and returns its id (for Counters.Inc).
 func (l *CounterLayout) Add(scope string, br Branch) int32 {
-	return l.AddDetail(scope, br, "")
+	return l.add(scope, br, "", -1)
 }
 
 // AddDetail is Add for one of several cells of a branch.
 func (l *CounterLayout) AddDetail(scope string, br Branch, detail string) int32 {
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail})
-	return int32(len(l.labels) - 1)
+	return l.add(scope, br, detail, -1)
 }
 
 // AddPair appends two counted cells shown as one: id (a branch taken first
 // in a call) and id+1 (taken after an earlier one), returning id.
 func (l *CounterLayout) AddPair(scope string, br Branch, detail string) int32 {
-	id := l.AddDetail(scope, br, detail)
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, Detail: detail, hidden: true, into: id})
+	id := l.add(scope, br, detail, -1)
+	l.cells[id].pair = true
+	h := l.add(scope, br, detail, -1)
+	l.cells[h].hidden = true
 	return id
 }
 
@@ -93,28 +104,29 @@ func (l *CounterLayout) AddPair(scope string, br Branch, detail string) int32 {
 // it depends on are often added after it) and returns its id. A derived
 // cell may refer to derived cells before it.
 func (l *CounterLayout) Derive(scope string, br Branch) int32 {
-	l.labels = append(l.labels, CounterLabel{Scope: scope, Branch: br, derived: true})
-	return int32(len(l.labels) - 1)
+	l.terms = append(l.terms, [2][]int32{})
+	return l.add(scope, br, "", int32(len(l.terms)-1))
 }
 
-// SetTerms sets a derived cell's value to the sum of plus minus the sum of
-// minus.
+// SetTerms sets a derived cell's value to the sum of the cells plus minus
+// the sum of the cells minus (a counted cell by its own count, the hidden
+// half of a pair included only when named; a derived cell by its value).
 func (l *CounterLayout) SetTerms(id int32, plus, minus []int32) {
-	l.labels[id].plus = append([]int32(nil), plus...)
-	l.labels[id].minus = append([]int32(nil), minus...)
+	t := l.cells[id].terms
+	l.terms[t] = [2][]int32{append([]int32(nil), plus...), append([]int32(nil), minus...)}
 }
 
 // Len is the number of cells so far.
-func (l *CounterLayout) Len() int { return len(l.labels) }
+func (l *CounterLayout) Len() int { return len(l.cells) }
 
-// Build makes the block for owner (the parsed rule; it may be nil for a
-// router without rule). A nil layout makes an empty block.
+// Build makes a block of zero cells over the layout for owner (the parsed
+// rule, or a comparable value naming what the layout was derived from; nil
+// for a router without rule). The layout must not change afterwards.
 func (l *CounterLayout) Build(owner any) *Counters {
-	c := &Counters{owner: owner, since: time.Now()}
+	c := &Counters{owner: owner, layout: l, since: time.Now()}
 	if l != nil {
-		c.labels = l.labels
+		c.cells = make([]atomic.Uint64, len(l.cells))
 	}
-	c.cells = make([]atomic.Uint64, len(c.labels))
 	return c
 }
 
@@ -129,17 +141,32 @@ func (c *Counters) Inc(id int32) {
 // Adopt returns prev when it has the same owner and layout as c (the cells
 // go on counting), else c.
 func (c *Counters) Adopt(prev *Counters) *Counters {
-	if c == nil || prev == nil || c == prev || c.owner != prev.owner || len(c.labels) != len(prev.labels) {
+	if c == nil || prev == nil || c == prev || c.owner != prev.owner || !c.layout.same(prev.layout) {
 		return c
 	}
-	for i := range c.labels {
-		a, b := &c.labels[i], &prev.labels[i]
-		if a.Scope != b.Scope || a.Branch != b.Branch || a.Detail != b.Detail || a.derived != b.derived || a.hidden != b.hidden ||
-			a.into != b.into || !equalIDs(a.plus, b.plus) || !equalIDs(a.minus, b.minus) {
-			return c
+	return prev
+}
+
+// same reports whether two layouts have the same cells.
+func (l *CounterLayout) same(o *CounterLayout) bool {
+	switch {
+	case l == o:
+		return true
+	case l == nil || o == nil || len(l.cells) != len(o.cells) || len(l.terms) != len(o.terms):
+		return false
+	}
+	for i := range l.cells {
+		a, b := &l.cells[i], &o.cells[i]
+		if l.scopes[a.scope] != o.scopes[b.scope] || a.branch != b.branch || a.detail != b.detail || a.pair != b.pair || a.hidden != b.hidden || a.terms != b.terms {
+			return false
 		}
 	}
-	return prev
+	for i := range l.terms {
+		if !equalIDs(l.terms[i][0], o.terms[i][0]) || !equalIDs(l.terms[i][1], o.terms[i][1]) {
+			return false
+		}
+	}
+	return true
 }
 
 func equalIDs(a, b []int32) bool {
@@ -164,24 +191,25 @@ func (c *Counters) Since() time.Time {
 }
 
 // Values reads every shown cell in layout order (derived cells computed,
-// hidden cells added to the cell they belong to).
+// the two cells of a pair shown as one).
 func (c *Counters) Values() []CounterValue {
-	if c == nil {
+	if c == nil || c.layout == nil {
 		return nil
 	}
+	l := c.layout
 	v := make([]uint64, len(c.cells))
 	for i := range c.cells {
 		v[i] = c.cells[i].Load()
 	}
-	for i, l := range c.labels {
-		if !l.derived {
+	for i, cl := range l.cells {
+		if cl.terms < 0 {
 			continue
 		}
 		var plus, minus uint64
-		for _, p := range l.plus {
+		for _, p := range l.terms[cl.terms][0] {
 			plus += v[p]
 		}
-		for _, m := range l.minus {
+		for _, m := range l.terms[cl.terms][1] {
 			minus += v[m]
 		}
 		if minus > plus {
@@ -189,17 +217,16 @@ func (c *Counters) Values() []CounterValue {
 		}
 		v[i] = plus - minus
 	}
-	shown := append([]uint64(nil), v...)
-	for i, l := range c.labels {
-		if l.hidden {
-			shown[l.into] += v[i]
+	out := make([]CounterValue, 0, len(l.cells))
+	for i, cl := range l.cells {
+		if cl.hidden {
+			continue
 		}
-	}
-	out := make([]CounterValue, 0, len(c.labels))
-	for i, l := range c.labels {
-		if !l.hidden {
-			out = append(out, CounterValue{Scope: l.Scope, Branch: l.Branch, Detail: l.Detail, Count: shown[i]})
+		n := v[i]
+		if cl.pair {
+			n += v[i+1]
 		}
+		out = append(out, CounterValue{Scope: l.scopes[cl.scope], Branch: cl.branch, Detail: cl.detail, Count: n})
 	}
 	return out
 }

@@ -128,34 +128,58 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 	return c
 }
 
-// countLayout lays out the branch counters so that a call costs one add
-// per rule when at most one condition applies: per condition a pair of
-// cells for each branch it can take (a v3.0 condition: matched, fallback,
+// countTemplate is a rule's counter layout and the cell ids of its
+// conditions (see countLayout).
+type countTemplate struct {
+	layout          *router.CounterLayout
+	calls, disabled int32
+	ids             []condIDs
+}
+
+// countLayout gives c its branch counters: the rule's layout (made once
+// per rule) and a block of cells. The layout costs one add per rule per
+// call when at most one condition applies: per condition a pair of cells
+// for each branch it can take (a v3.0 condition: matched, fallback,
 // force-empty, blacklist; v3.1: each destination, fallback, force-empty,
 // blacklist; both: empty-input), the first of the pair counting a branch
-// taken first in the call and the second one taken after an earlier
-// condition decided; one cell for the calls no condition applied to. The
-// calls (none applied plus every first decision) and each condition's
+// taken first in the call, the second one taken after an earlier condition
+// decided; and one cell for the calls no condition applied to. The calls
+// (none applied plus every first decision) and each condition's
 // not-applicable (the calls minus its decisions) are derived. A disabled
 // rule has one cell.
 func (c *Compiled) countLayout() {
-	var l router.CounterLayout
-	c.calls, c.disabled = -1, -1
-	if !c.enabled {
-		c.disabled = l.Add("rule", router.BranchDisabled)
-		c.cnt = l.Build(c.rule)
-		return
+	t := c.rule.counters.Load()
+	if t == nil {
+		t = newCountTemplate(c.rule)
+		if !c.rule.counters.CompareAndSwap(nil, t) {
+			t = c.rule.counters.Load()
+		}
 	}
-	if len(c.conds) == 0 {
-		c.cnt = l.Build(c.rule)
-		return
-	}
-	calls := l.Derive("rule", router.BranchCalls)
-	c.calls = l.Add("rule", router.BranchNotApplicable) // no condition applied
-	callTerms := []int32{c.calls}
+	c.calls, c.disabled = t.calls, t.disabled
 	for i := range c.conds {
-		cc := &c.conds[i]
-		scope := "#" + itoa(cc.index) + " " + cc.text
+		if i < len(t.ids) {
+			c.conds[i].ids = t.ids[i]
+		}
+	}
+	c.cnt = t.layout.Build(c.rule)
+}
+
+func newCountTemplate(r *Rule) *countTemplate {
+	l := &router.CounterLayout{}
+	t := &countTemplate{layout: l, calls: -1, disabled: -1}
+	if !r.Enabled {
+		t.disabled = l.Add("rule", router.BranchDisabled)
+		return t
+	}
+	if len(r.Conditions) == 0 {
+		return t
+	}
+	v31 := r.Version == V31
+	calls := l.Derive("rule", router.BranchCalls)
+	t.calls = l.Add("rule", router.BranchNotApplicable) // no condition applied
+	callTerms := []int32{t.calls}
+	for _, cond := range r.Conditions {
+		scope := "#" + itoa(cond.Index) + " " + cond.Text
 		var decided []int32
 		pair := func(br router.Branch, detail string) int32 {
 			id := l.AddPair(scope, br, detail)
@@ -165,20 +189,17 @@ func (c *Compiled) countLayout() {
 		}
 		na := l.Derive(scope, router.BranchNotApplicable)
 		ids := condIDs{matched: -1, fallback: -1, forceEmpty: -1, blacklist: -1}
-		if c.v31 {
-			for j := range cc.targets {
-				to := "to[" + itoa(j) + "]"
-				if j < len(c.rule.Conditions[i].Targets) {
-					tg := &c.rule.Conditions[i].Targets[j]
-					to += " " + tg.Match + " (weight " + strconv.FormatInt(tg.Weight, 10) + ")"
-				}
-				ids.dests = append(ids.dests, pair(router.BranchDestination, to))
+		blacklist := !v31 && cond.Then == nil
+		if v31 {
+			for j, tg := range cond.Targets {
+				ids.dests = append(ids.dests, pair(router.BranchDestination,
+					"to["+itoa(j)+"] "+tg.Match+" (weight "+strconv.FormatInt(tg.Weight, 10)+")"))
 			}
-		} else if !cc.blacklist {
+		} else if !blacklist {
 			ids.matched = pair(router.BranchMatched, "")
 		}
-		if !cc.blacklist && (!c.v31 || len(cc.targets) > 0) {
-			if c.force {
+		if !blacklist && (!v31 || len(cond.Targets) > 0) {
+			if r.Force {
 				ids.forceEmpty = pair(router.BranchForceEmpty, "")
 			} else {
 				ids.fallback = pair(router.BranchFallback, "")
@@ -188,10 +209,10 @@ func (c *Compiled) countLayout() {
 		}
 		ids.emptyInput = pair(router.BranchEmptyInput, "")
 		l.SetTerms(na, []int32{calls}, decided)
-		cc.ids = ids
+		t.ids = append(t.ids, ids)
 	}
 	l.SetTerms(calls, callTerms, nil)
-	c.cnt = l.Build(c.rule)
+	return t
 }
 
 // Counters are the rule's branch counters (see countLayout); nil for no

@@ -55,49 +55,51 @@ type CounterValue struct {
 // modified).
 type CounterLayout struct {
 	scopes []string
-	cells  []cellLabel
+	labels []cellLabel  // one per shown cell (a pair is one)
+	n      int32        // cells
 	terms  [][2][]int32 // derived cells' plus and minus terms
 }
 
-// cellLabel is one cell of a layout, kept small: a 100-condition rule has
-// about 1,000 cells.
+// cellLabel labels one shown cell of a layout, kept small: a 100-condition
+// rule has about 700.
 type cellLabel struct {
+	id     int32 // the cell
 	scope  int32 // index into scopes
 	branch Branch
 	detail string
-	pair   bool  // the next cell is counted and shown with this one
-	hidden bool  // the second cell of a pair
+	pair   bool  // cell id+1 is counted and shown with this one
 	terms  int32 // derived: index into terms; -1: counted
 }
 
-func (l *CounterLayout) add(scope string, br Branch, detail string, terms int32) int32 {
+func (l *CounterLayout) add(scope string, br Branch, detail string, terms int32, pair bool) int32 {
 	si := int32(len(l.scopes) - 1)
 	if si < 0 || l.scopes[si] != scope {
 		l.scopes = append(l.scopes, scope)
 		si++
 	}
-	l.cells = append(l.cells, cellLabel{scope: si, branch: br, detail: detail, terms: terms})
-	return int32(len(l.cells) - 1)
+	id := l.n
+	l.labels = append(l.labels, cellLabel{id: id, scope: si, branch: br, detail: detail, terms: terms, pair: pair})
+	l.n++
+	if pair {
+		l.n++
+	}
+	return id
 }
 
 // Add appends a counted cell and returns its id (for Counters.Inc).
 func (l *CounterLayout) Add(scope string, br Branch) int32 {
-	return l.add(scope, br, "", -1)
+	return l.add(scope, br, "", -1, false)
 }
 
 // AddDetail is Add for one of several cells of a branch.
 func (l *CounterLayout) AddDetail(scope string, br Branch, detail string) int32 {
-	return l.add(scope, br, detail, -1)
+	return l.add(scope, br, detail, -1, false)
 }
 
 // AddPair appends two counted cells shown as one: id (a branch taken first
 // in a call) and id+1 (taken after an earlier one), returning id.
 func (l *CounterLayout) AddPair(scope string, br Branch, detail string) int32 {
-	id := l.add(scope, br, detail, -1)
-	l.cells[id].pair = true
-	h := l.add(scope, br, detail, -1)
-	l.cells[h].hidden = true
-	return id
+	return l.add(scope, br, detail, -1, true)
 }
 
 // Derive appends a derived cell (its terms set by SetTerms, as the cells
@@ -105,19 +107,25 @@ func (l *CounterLayout) AddPair(scope string, br Branch, detail string) int32 {
 // cell may refer to derived cells before it.
 func (l *CounterLayout) Derive(scope string, br Branch) int32 {
 	l.terms = append(l.terms, [2][]int32{})
-	return l.add(scope, br, "", int32(len(l.terms)-1))
+	return l.add(scope, br, "", int32(len(l.terms)-1), false)
 }
 
 // SetTerms sets a derived cell's value to the sum of the cells plus minus
 // the sum of the cells minus (a counted cell by its own count, the hidden
 // half of a pair included only when named; a derived cell by its value).
 func (l *CounterLayout) SetTerms(id int32, plus, minus []int32) {
-	t := l.cells[id].terms
+	var t int32
+	for i := len(l.labels) - 1; i >= 0; i-- {
+		if l.labels[i].id == id {
+			t = l.labels[i].terms
+			break
+		}
+	}
 	l.terms[t] = [2][]int32{append([]int32(nil), plus...), append([]int32(nil), minus...)}
 }
 
 // Len is the number of cells so far.
-func (l *CounterLayout) Len() int { return len(l.cells) }
+func (l *CounterLayout) Len() int { return int(l.n) }
 
 // Build makes a block of zero cells over the layout for owner (the parsed
 // rule, or a comparable value naming what the layout was derived from; nil
@@ -125,7 +133,7 @@ func (l *CounterLayout) Len() int { return len(l.cells) }
 func (l *CounterLayout) Build(owner any) *Counters {
 	c := &Counters{owner: owner, layout: l, since: time.Now()}
 	if l != nil {
-		c.cells = make([]atomic.Uint64, len(l.cells))
+		c.cells = make([]atomic.Uint64, l.n)
 	}
 	return c
 }
@@ -152,12 +160,12 @@ func (l *CounterLayout) same(o *CounterLayout) bool {
 	switch {
 	case l == o:
 		return true
-	case l == nil || o == nil || len(l.cells) != len(o.cells) || len(l.terms) != len(o.terms):
+	case l == nil || o == nil || l.n != o.n || len(l.labels) != len(o.labels) || len(l.terms) != len(o.terms):
 		return false
 	}
-	for i := range l.cells {
-		a, b := &l.cells[i], &o.cells[i]
-		if l.scopes[a.scope] != o.scopes[b.scope] || a.branch != b.branch || a.detail != b.detail || a.pair != b.pair || a.hidden != b.hidden || a.terms != b.terms {
+	for i := range l.labels {
+		a, b := &l.labels[i], &o.labels[i]
+		if a.id != b.id || l.scopes[a.scope] != o.scopes[b.scope] || a.branch != b.branch || a.detail != b.detail || a.pair != b.pair || a.terms != b.terms {
 			return false
 		}
 	}
@@ -201,7 +209,7 @@ func (c *Counters) Values() []CounterValue {
 	for i := range c.cells {
 		v[i] = c.cells[i].Load()
 	}
-	for i, cl := range l.cells {
+	for _, cl := range l.labels {
 		if cl.terms < 0 {
 			continue
 		}
@@ -215,16 +223,13 @@ func (c *Counters) Values() []CounterValue {
 		if minus > plus {
 			minus = plus
 		}
-		v[i] = plus - minus
+		v[cl.id] = plus - minus
 	}
-	out := make([]CounterValue, 0, len(l.cells))
-	for i, cl := range l.cells {
-		if cl.hidden {
-			continue
-		}
-		n := v[i]
+	out := make([]CounterValue, 0, len(l.labels))
+	for _, cl := range l.labels {
+		n := v[cl.id]
 		if cl.pair {
-			n += v[i+1]
+			n += v[cl.id+1]
 		}
 		out = append(out, CounterValue{Scope: l.scopes[cl.scope], Branch: cl.branch, Detail: cl.detail, Count: n})
 	}

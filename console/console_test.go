@@ -247,7 +247,7 @@ func TestStateGolden(t *testing.T) {
 		router, scope, branch, detail string
 		n                             uint64
 	}{
-		{"service", "rule", "not-applicable", "", 2},
+		{"service", "rule", "not-applicable", "no condition applied", 2},
 		{"tag", "dynamic rule", "tagless", "", 1},
 		{"tag", "dynamic rule", "dynamic-hit", `tag "blue"`, 3},
 		{"tag", "dynamic rule", "forced-empty", "", 1},

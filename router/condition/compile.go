@@ -176,7 +176,7 @@ func newCountTemplate(r *Rule) *countTemplate {
 	}
 	v31 := r.Version == V31
 	calls := l.Derive("rule", router.BranchCalls)
-	t.calls = l.Add("rule", router.BranchNotApplicable) // no condition applied
+	t.calls = l.AddDetail("rule", router.BranchNotApplicable, "no condition applied")
 	callTerms := []int32{t.calls}
 	for _, cond := range r.Conditions {
 		scope := "#" + itoa(cond.Index) + " " + cond.Text

@@ -42,9 +42,11 @@ func (s *Snapshot) adoptCounters(prev *Snapshot) {
 // BranchCounters reads the per-branch counters of every router with a
 // rule (and of the tag router, which always routes), in chain order (the
 // mock router has none: its per-router outcomes say it all); a mesh router gives one entry per provider application with
-// a rule. Counted are the calls routed without a trace (Chain.Route and
-// Chain.List, the call path); explain, what-if and the re-route that
-// records a no-provider trace are not.
+// a rule. Counted is every route without a trace: Chain.Route and
+// Chain.List (the call path), and Snapshot.Route or RouteSet called
+// without a trace (a probe that routes without calling counts too);
+// explain, what-if and the re-route that records a no-provider trace pass
+// a trace and are not counted.
 func (s *Snapshot) BranchCounters() []BranchCounters {
 	var out []BranchCounters
 	add := func(name string, ref *RuleRef, c *router.Counters) {

@@ -1,7 +1,9 @@
 package interop
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +19,19 @@ import (
 type discoveryCell struct {
 	goType   string // sample consumer -registry-type
 	javaStep string // BookConsumer --migration
+	env      []string
+}
+
+// forceApplication is the Go consumer's FORCE_APPLICATION: an
+// application-level registry with Java's migration property (environment
+// form, extension.MigrationEnv) set, as a Java consumer reads it.
+var forceApplication = discoveryCell{"service", "FORCE_APPLICATION", []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}}
+
+func (c discoveryCell) name() string {
+	if len(c.env) > 0 {
+		return c.goType + "/" + c.javaStep
+	}
+	return c.goType
 }
 
 // TestDiscoveryMatrix: one mixed fleet per registration mode (two Java
@@ -26,27 +41,29 @@ type discoveryCell struct {
 // sets equal what a Java consumer with the equivalent migration step serves,
 // scenario by scenario. dubbo-go's default registry-type (the line left out)
 // is application-level, which dubboroute runs as Java's default
-// APPLICATION_FIRST; interface is Java's FORCE_INTERFACE.
+// APPLICATION_FIRST; interface is Java's FORCE_INTERFACE; service with
+// Java's migration property set to FORCE_APPLICATION is FORCE_APPLICATION.
 //
-// The cells routed on application-level provider URLs (registration
-// instance or all with the default consumer) are not here yet: both sides
-// now see every instance (the metadata bridge, extension/metadata.go), but
-// the eligible sets still differ (tags and parameters of application-level
-// URLs; README, "Application-level discovery").
+// The instance and all registrations with APPLICATION_FIRST and
+// FORCE_APPLICATION consumers route on application-level provider URLs on
+// both sides: Java's InstanceAddressURL, dubboroute's Java-shaped view of
+// dubbo-go's (extension/applevel.go); the Go providers' static tag blue and
+// status=gray reach both consumers only through the metadata they publish
+// (extension/appmeta.go). Every fleet serves all its consumer cells.
 func TestDiscoveryMatrix(t *testing.T) {
 	if _, err := Jar(); err != nil {
 		t.Fatal(err)
 	}
 	bins := harness.SampleBinaries(t)
-	interfaceOnly := []discoveryCell{{"interface", "FORCE_INTERFACE"}}
+	every := []discoveryCell{{"interface", "FORCE_INTERFACE", nil}, {"default", "APPLICATION_FIRST", nil}, forceApplication}
 	for _, reg := range []struct {
 		java, goType string
 		cells        []discoveryCell
 	}{
 		// interface registrations with an interface consumer: TestMixedFleetParity.
-		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST"}}},
-		{"instance", "service", interfaceOnly},
-		{"all", "all", interfaceOnly},
+		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST", nil}}},
+		{"instance", "service", every},
+		{"all", "all", every},
 	} {
 		t.Run("registration="+reg.java, func(t *testing.T) {
 			begin := time.Now()
@@ -55,8 +72,13 @@ func TestDiscoveryMatrix(t *testing.T) {
 			addr := "zookeeper://" + srv.Addr()
 			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "")
 			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "gray", "status=gray")
-			harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Params: map[string]string{"status": "gray"}})
+			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Params: map[string]string{"status": "gray"}})
 			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Tag: "blue"})
+			if reg.java != "interface" {
+				// What a Java consumer reads for the Go providers.
+				checkAppMetadata(t, rules, g1.Port, map[string]string{"status": "gray", "weight": "100", "application": "demo-provider"})
+				checkAppMetadata(t, rules, g2.Port, map[string]string{"dubbo.tag": "blue", "weight": "100", "application": "demo-provider"})
+			}
 			if err := rules.Put(serviceKey, "force: false\nconditions:\n  - method=queryByName => status=gray\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -65,11 +87,11 @@ func TestDiscoveryMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, cell := range reg.cells {
-				t.Run("consumer="+cell.goType, func(t *testing.T) {
-					c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType})
+				t.Run("consumer="+cell.name(), func(t *testing.T) {
+					c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Env: cell.env})
 					defer func() { _ = c.Stop(10 * time.Second) }()
 					want := 4
-					if cell.goType == "interface" && reg.java == "instance" {
+					if cell.javaStep == "FORCE_INTERFACE" && reg.java == "instance" {
 						want = 0 // nothing registered interface-level
 					}
 					if want == 0 {
@@ -86,6 +108,59 @@ func TestDiscoveryMatrix(t *testing.T) {
 			}
 			t.Logf("registration %s: %v", reg.java, time.Since(begin).Round(time.Millisecond))
 		})
+	}
+}
+
+// checkAppMetadata reads what a provider on port publishes application-level,
+// the way a Java consumer reads it (the instance
+// /services/demo-provider/127.0.0.1:<port>, then the metadata of its
+// revision at Java's node /dubbo/metadata/demo-provider/<revision>), and
+// requires the instance name demo-provider and the service parameters want.
+func checkAppMetadata(t *testing.T, rules *harness.Rules, port int, want map[string]string) {
+	t.Helper()
+	inst := "/services/demo-provider/127.0.0.1:" + strconv.Itoa(port)
+	err := harness.Eventually(30*time.Second, func() error {
+		data, _, err := rules.Conn.Get(inst)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", inst, err)
+		}
+		var in struct {
+			Name    string `json:"name"`
+			Payload struct {
+				Metadata map[string]string `json:"metadata"`
+			} `json:"payload"`
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			return fmt.Errorf("decode %s: %w", inst, err)
+		}
+		if in.Name != "demo-provider" {
+			return fmt.Errorf("%s: instance name %q, want demo-provider", inst, in.Name)
+		}
+		meta := "/dubbo/metadata/demo-provider/" + in.Payload.Metadata["dubbo.metadata.revision"]
+		if data, _, err = rules.Conn.Get(meta); err != nil {
+			return fmt.Errorf("read %s: %w", meta, err)
+		}
+		var mi struct {
+			Services map[string]struct {
+				Params map[string]string `json:"params"`
+			} `json:"services"`
+		}
+		if err := json.Unmarshal(data, &mi); err != nil {
+			return fmt.Errorf("decode %s: %w", meta, err)
+		}
+		svc, ok := mi.Services[BookIface+":dubbo"]
+		if !ok {
+			return fmt.Errorf("%s: no service %s:dubbo", meta, BookIface)
+		}
+		for k, v := range want {
+			if svc.Params[k] != v {
+				return fmt.Errorf("%s: %s=%q, want %q (params %v)", meta, k, svc.Params[k], v, svc.Params)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

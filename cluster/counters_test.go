@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"sync"
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -80,5 +81,50 @@ func TestBranchCountersAcrossRebuilds(t *testing.T) {
 	// The slots without a rule have no counters.
 	if x := branchCounters(c.Snapshot(), RouterConsumerApp); x != nil {
 		t.Errorf("app counters without a rule: %+v", x)
+	}
+}
+
+// TestBranchCountersNoLossAcrossRebuilds: calls on several goroutines while
+// the provider list changes under them: every call is counted once, in the
+// cells of the rule version, whichever snapshot routed it.
+func TestBranchCountersNoLossAcrossRebuilds(t *testing.T) {
+	c := New(consumerURL("demo-consumer1"), Options{Name: iface})
+	a, b, x := invoker(t, "127.0.0.1:20880", ""), invoker(t, "127.0.0.1:20881", ""), invoker(t, "127.0.0.2:20880", "")
+	c.SetInvokers([]base.Invoker{a, b})
+	c.SetRule(SlotService, condRule(t, "svc", serviceRule))
+	const workers, calls = 4, 500
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 60; i++ {
+			if i%2 == 0 {
+				c.SetInvokers([]base.Invoker{a, b, x})
+			} else {
+				c.SetInvokers([]base.Invoker{a, b})
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			inv := call("queryAll", nil)
+			for i := 0; i < calls; i++ {
+				if len(c.Route(inv, nil)) == 0 {
+					t.Error("queryAll found no provider")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	<-done
+	svc := branchCounters(c.Snapshot(), RouterService)
+	if got := count(svc, "#0 method=queryAll => address=*:20880", router.BranchMatched); got != workers*calls {
+		t.Errorf("matched = %d after %d calls across 60 rebuilds", got, workers*calls)
+	}
+	if got := count(branchCounters(c.Snapshot(), RouterTag), "static tags", router.BranchTagless); got != workers*calls {
+		t.Errorf("tag tagless = %d after %d calls", got, workers*calls)
 	}
 }

@@ -513,17 +513,45 @@ func (c *Compiled) lookup(tag string, force bool) (name string, pool dynPool, ok
 	}
 }
 
-// countLayout lays out the branch counters: with static routing (no usable
-// rule) tagless, static, static-forced-empty, static-fallback; with a
-// usable dynamic rule tagless, one dynamic-hit cell per tag name of the rule
-// (the level that was found), dynamic-force-empty, static-tag-hit,
-// fallback-untagged, forced-empty; both empty-input. It returns the
-// dynamic-hit cell of every tag name.
+// countTemplate is a counter layout and its cell ids (see countLayout).
+type countTemplate struct {
+	layout *router.CounterLayout
+	ids    branchIDs
+	hits   map[string]int32 // dynamic-hit cell of each tag name
+}
+
+// staticTemplate is the layout of static routing (no usable rule), shared
+// by every compilation.
+var staticTemplate = newCountTemplate(nil)
+
+// countLayout gives c its branch counters and returns the dynamic-hit cell
+// of every tag name. The layout, made once per rule: with static routing
+// (no usable rule) tagless, static, static-forced-empty, static-fallback;
+// with a usable dynamic rule tagless, one dynamic-hit cell per tag name of
+// the rule (the level that was found), dynamic-force-empty, static-tag-hit,
+// fallback-untagged, forced-empty; both empty-input.
 func (c *Compiled) countLayout(usable bool) map[string]int32 {
-	var l router.CounterLayout
+	t := staticTemplate
+	if usable {
+		if t = c.rule.counters.Load(); t == nil {
+			t = newCountTemplate(c.rule)
+			if !c.rule.counters.CompareAndSwap(nil, t) {
+				t = c.rule.counters.Load()
+			}
+		}
+	}
+	c.ids = t.ids
+	c.cnt = t.layout.Build(c.rule)
+	return t.hits
+}
+
+// newCountTemplate lays out the counters of a usable rule r, or of static
+// routing (r nil).
+func newCountTemplate(r *Rule) *countTemplate {
+	l := &router.CounterLayout{}
 	ids := branchIDs{-1, -1, -1, -1, -1, -1, -1, -1, -1}
 	var hits map[string]int32
-	if !usable {
+	if r == nil {
 		const sc = "static tags"
 		ids.tagless = l.Add(sc, router.BranchTagless)
 		ids.static = l.Add(sc, router.BranchStatic)
@@ -534,7 +562,7 @@ func (c *Compiled) countLayout(usable bool) map[string]int32 {
 		const sc = "dynamic rule"
 		ids.tagless = l.Add(sc, router.BranchTagless)
 		hits = map[string]int32{}
-		for _, t := range c.rule.Tags {
+		for _, t := range r.Tags {
 			if _, ok := hits[t.Name]; !ok {
 				hits[t.Name] = l.AddDetail(sc, router.BranchDynamicHit, "tag "+strconv.Quote(t.Name))
 			}
@@ -545,9 +573,7 @@ func (c *Compiled) countLayout(usable bool) map[string]int32 {
 		ids.forcedEmpty = l.Add(sc, router.BranchForcedEmpty)
 		ids.emptyInput = l.Add(sc, router.BranchEmptyInput)
 	}
-	c.ids = ids
-	c.cnt = l.Build(c.rule)
-	return hits
+	return &countTemplate{layout: l, ids: ids, hits: hits}
 }
 
 // Counters are the router's branch counters (see countLayout).

@@ -230,6 +230,7 @@ func (c *Chain) rebuild() {
 	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, configuredView{c.consumer, provs}, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
+	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
@@ -298,7 +299,9 @@ func localHost(consumer *router.URL) string {
 }
 
 // Route routes one call against the snapshot in force and returns the
-// routed invokers (possibly empty; do not modify). trace may be nil.
+// routed invokers (possibly empty; do not modify). trace may be nil; with a
+// trace the route is an explanation and is not counted (see
+// Snapshot.RouteSet).
 func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
 	return c.cur.Load().Route(inv, trace, c.opts.Observer)
 }

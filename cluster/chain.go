@@ -278,6 +278,7 @@ func (c *Chain) rebuild() {
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
 	c.condIndex.Trim() // kept only to carry values over to the next rebuild
+	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
@@ -350,7 +351,9 @@ func localHost(consumer *router.URL) string {
 }
 
 // Route routes one call against the snapshot in force and returns the
-// routed invokers (possibly empty; do not modify). trace may be nil.
+// routed invokers (possibly empty; do not modify). trace may be nil; with a
+// trace the route is an explanation and is not counted (see
+// Snapshot.RouteSet).
 func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
 	return c.cur.Load().Route(inv, trace, c.opts.Observer)
 }

@@ -214,8 +214,16 @@ func CallOf(inv base.Invocation) router.Call {
 }
 
 // RouteSet runs the chain over the snapshot for one call and returns the
-// routed set. trace may be nil (no recording, no allocation).
+// routed set. trace may be nil (no recording, no allocation): that is the
+// call path, counted in the routers' branch counters (BranchCounters) and
+// reported to obs. A traced route explains a call and counts nothing.
 func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer) *router.Set {
+	if trace != nil {
+		// A traced route explains a call (explain, what-if, the no-provider
+		// re-route); it is not one, so nothing counts it, as the routers
+		// count only when they record no step.
+		obs = nil
+	}
 	in := s.Universe.All()
 	// mock (-100)
 	out := in

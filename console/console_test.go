@@ -119,6 +119,11 @@ func TestMain(m *testing.M) {
 	for _, at := range []map[string]any{nil, {"dubbo.tag": "blue"}, {"dubbo.tag": "red", "dubbo.force.tag": "true"}} {
 		r.Route(fixture.invokers, ref, invocation.NewRPCInvocation("queryAll", nil, at))
 	}
+	// queryByName with tag blue: only 10.0.0.2:20881 is left for the v3.1
+	// pick, so its second destination (port!=20880) is the only candidate.
+	for i := 0; i < 2; i++ {
+		r.Route(fixture.invokers, ref, invocation.NewRPCInvocation("queryByName", []any{"Go"}, map[string]any{"dubbo.tag": "blue"}))
+	}
 	os.Exit(m.Run())
 }
 
@@ -195,6 +200,14 @@ func golden(t *testing.T, name string, got []byte) {
 // TestStateGolden: api/state's JSON for the fixture, byte for byte.
 func TestStateGolden(t *testing.T) {
 	srv := newTestServer(t)
+	// A what-if and the page's what-if route on the live snapshot and must
+	// not count (the branch counts below would be off).
+	for _, p := range []string{"/console/api/whatif?", "/console/?"} {
+		q := url.Values{"ref": {iface + "@" + consumerApp}, "method": {"queryByName"}, "arg": {"Go"}, "attach": {"dubbo.tag=blue"}, "attachments": {"dubbo.tag=blue"}}
+		if code, body := get(t, srv.URL+p+q.Encode()); code != http.StatusOK {
+			t.Fatalf("%s: HTTP %d: %s", p, code, body)
+		}
+	}
 	code, body := get(t, srv.URL+"/console/api/state")
 	if code != http.StatusOK {
 		t.Fatalf("HTTP %d: %s", code, body)
@@ -225,8 +238,29 @@ func TestStateGolden(t *testing.T) {
 			tagCounters = &r.Counters[i]
 		}
 	}
-	if c := tagCounters; c == nil || c.Kept+c.Filtered+c.Empty != 3 || c.Empty != 1 {
+	if c := tagCounters; c == nil || c.Kept+c.Filtered+c.Empty != 5 || c.Empty != 1 {
 		t.Errorf("tag counters %+v", c)
+	}
+	// Per branch, after the fixture's five calls (and the what-if and page
+	// requests of other tests, which count nothing).
+	for _, w := range []struct {
+		router, scope, branch, detail string
+		n                             uint64
+	}{
+		{"service", "rule", "not-applicable", "no condition applied", 2},
+		{"tag", "dynamic rule", "tagless", "", 1},
+		{"tag", "dynamic rule", "dynamic-hit", `tag "blue"`, 3},
+		{"tag", "dynamic rule", "forced-empty", "", 1},
+		{"tag", "dynamic rule", "fallback-untagged", "", 0},
+		{"service", "rule", "calls", "", 4},
+		{"service", "#0 method=queryByName => port=20880 (30) | port!=20880 (70)", "not-applicable", "", 2},
+		{"service", "#0 method=queryByName => port=20880 (30) | port!=20880 (70)", "destination", "to[0] port=20880 (weight 30)", 0},
+		{"service", "#0 method=queryByName => port=20880 (30) | port!=20880 (70)", "destination", "to[1] port!=20880 (weight 70)", 2},
+		{"app", "#0 method = nothing => port = 1", "not-applicable", "", 4},
+	} {
+		if got, ok := branchCount(r, w.router, w.scope, w.branch, w.detail); !ok || got != w.n {
+			t.Errorf("%s %q %s %s = %d (found %t), want %d", w.router, w.scope, w.branch, w.detail, got, ok, w.n)
+		}
 	}
 	var app *Rule
 	for i := range st.Rules {
@@ -270,6 +304,21 @@ func TestWhatIfGolden(t *testing.T) {
 	if drawn != strings.Join(w.Outcomes[0].Result, ",") && drawn != strings.Join(w.Outcomes[1].Result, ",") {
 		t.Errorf("drawn %v is no outcome of %+v", w.Eligible, w.Outcomes)
 	}
+}
+
+// branchCount finds one cell of a reference's branch counters.
+func branchCount(r Reference, routerName, scope, branch, detail string) (uint64, bool) {
+	for _, b := range r.Branches {
+		if b.Router != routerName {
+			continue
+		}
+		for _, c := range b.Cells {
+			if c.Scope == scope && string(c.Branch) == branch && c.Detail == detail {
+				return c.Count, true
+			}
+		}
+	}
+	return 0, false
 }
 
 func TestWhatIfErrors(t *testing.T) {

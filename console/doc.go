@@ -7,7 +7,9 @@
 // provider of the routing snapshot in force (address, application, static
 // tag, effective weight, gray pool, removals held back by empty protection
 // or the delete grace), the rule in force in each router slot, the chain
-// order with per-router counters, the gray balancer's pools, and the last
+// order with per-router counters, per-branch counters (what each rule did
+// with the calls: per condition line, tag branch and dynamic tag, mesh
+// subset, affinity hit or miss), the gray balancer's pools, and the last
 // calls that routing left without a provider, with their traces. Per
 // config-center key: the rule text in force, its version, when it was
 // accepted, and the last update that was rejected, with its error and line.
@@ -20,8 +22,9 @@
 // enumeration), and what the gray balancer would decide.
 //
 // The console is generic over routers: a router that has a slot in
-// cluster.RouterNames, records router.Step values and draws its random
-// choices from cluster.Options.Rand is shown, traced and enumerated
+// cluster.RouterNames, records router.Step values, draws its random
+// choices from cluster.Options.Rand and reports its router.Counters through
+// cluster.Snapshot.BranchCounters is shown, traced, enumerated and counted
 // without any change here; a new rule kind registered in package rules
 // appears in the rule table by itself.
 //

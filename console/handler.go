@@ -64,6 +64,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"prio":   func(p *int) string { return map[bool]string{true: "—", false: fmt.Sprint(deref(p))}[p == nil] },
 	"join":   strings.Join,
 	"dec":    func(i int) int { return i - 1 },
+	"cells":  branchRows,
 	"pcent":  func(f float64) string { return fmt.Sprintf("%.2f%%", f*100) },
 	"picked": func(p cli.Pick) string { return fmt.Sprintf("#%d of %v", p.Pick, p.Weights) },
 }).Parse(pageHTML))
@@ -92,6 +93,49 @@ func stepClass(s router.Step) string {
 	default:
 		return "kept"
 	}
+}
+
+// branchRow is one counter cell as the page shows it: the scope only on
+// the first row of a run of the same scope, and the count's share of the
+// calls the router saw with the rule.
+type branchRow struct {
+	router.CounterValue
+	Show  string // scope to show ("" when it repeats the row above)
+	Share int    // percent of the router's calls
+}
+
+func branchRows(bc BranchCounter) []branchRow {
+	// The calls a router saw with its rule: the "calls" cell where the
+	// layout has one, else the sum of the cells of the first scope (whose
+	// branches are exclusive).
+	var calls uint64
+	for _, c := range bc.Cells {
+		if c.Branch == router.BranchCalls {
+			calls = c.Count
+			break
+		}
+	}
+	if calls == 0 {
+		for _, c := range bc.Cells {
+			if len(bc.Cells) > 0 && c.Scope == bc.Cells[0].Scope && c.Branch != router.BranchCalls {
+				calls += c.Count
+			}
+		}
+	}
+	out := make([]branchRow, 0, len(bc.Cells))
+	prev := ""
+	for i, c := range bc.Cells {
+		r := branchRow{CounterValue: c}
+		if i == 0 || c.Scope != prev {
+			r.Show = c.Scope
+		}
+		prev = c.Scope
+		if calls > 0 {
+			r.Share = int(c.Count * 100 / calls)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // line is one numbered line of a rule text; Bad marks the line an error

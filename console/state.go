@@ -60,9 +60,12 @@ type Reference struct {
 	// Slots are the rules compiled into the snapshot, one per router slot.
 	Slots []Slot `json:"slots"`
 	// Counters are calls seen per router, by outcome.
-	Counters   []Counter    `json:"counters"`
-	Gray       GrayPools    `json:"gray"`
-	NoProvider []NoProvider `json:"no_provider"`
+	Counters []Counter `json:"counters"`
+	// Branches are the per-branch counters of every router with a rule in
+	// force (and of the tag router, which always routes), in chain order.
+	Branches   []BranchCounter `json:"branches"`
+	Gray       GrayPools       `json:"gray"`
+	NoProvider []NoProvider    `json:"no_provider"`
 }
 
 // Provider is one provider of a snapshot.
@@ -106,6 +109,26 @@ type Counter struct {
 	Kept     uint64 `json:"kept"`
 	Filtered uint64 `json:"filtered"`
 	Empty    uint64 `json:"empty"`
+}
+
+// BranchCounter is what one router's rule did with the calls routed
+// through the chain: a cell per branch of the rule, counted on the call
+// path (explain and what-if are not counted). The cells belong to one rule
+// version: a snapshot rebuilt for a provider change keeps them, a new
+// version starts from zero (Since).
+type BranchCounter struct {
+	Router  string `json:"router"`
+	Key     string `json:"key,omitempty"`
+	Version string `json:"version,omitempty"`
+	// Since is when this rule version started counting in this process.
+	Since time.Time `json:"since"`
+	// Cells are {scope, branch, detail, count} in the router's layout order:
+	// scope is the part of the rule ("rule", a condition line "#0 ...",
+	// "static tags", "dynamic rule", a mesh application or routedetail,
+	// "key <affinity key>"); branch is the trace's branch code (plus "calls"
+	// and "destination"); detail tells cells of one branch apart (a v3.1
+	// destination, a dynamic tag, a mesh subset).
+	Cells []router.CounterValue `json:"cells"`
 }
 
 // GrayPools is the gray balancer's view of a reference's providers.
@@ -291,6 +314,10 @@ func reference(r ref, holds []extension.Hold) Reference {
 	}
 	for _, c := range b.Counters() {
 		x.Counters = append(x.Counters, Counter{Router: c.Router, Kept: c.Kept, Filtered: c.Filtered, Empty: c.Empty})
+	}
+	x.Branches = []BranchCounter{}
+	for _, bc := range s.BranchCounters() {
+		x.Branches = append(x.Branches, BranchCounter{Router: bc.Router, Key: bc.Key, Version: bc.Version, Since: bc.Since, Cells: bc.Values})
 	}
 	x.Gray.Key = x.ProviderApp + rules.GraySuffix
 	x.Gray.InForce = x.ProviderApp != "" && extension.GrayLoadBalance().Rule(x.ProviderApp) != nil

@@ -257,13 +257,105 @@ func TestConsoleInBrowser(t *testing.T) {
 	if port, err := c.Do(harness.QueryAll.WithTag("blue", false)); err != nil || port != p2.Port {
 		t.Errorf("real call with tag blue served by %d (%v), want %d", port, err, p2.Port)
 	}
+	// Per-branch counters: known real calls move exactly the cells they
+	// take, in api/state and on the page. Tag blue leaves p2 alone: queryAll
+	// is not the service rule's method; for queryByName neither destination
+	// (port=p1, port!=p2) has p2, so the rule falls back to its input.
+	svcScope := fmt.Sprintf("#0 method=queryByName => port=%d (20) | port!=%d (80)", p1.Port, p2.Port)
+	tagBlue := branchCell{"tag", "dynamic rule", "dynamic-hit", `tag "blue"`}
+	svcNA := branchCell{"service", svcScope, "not-applicable", ""}
+	svcFallback := branchCell{"service", svcScope, "fallback", ""}
+	svcDest := branchCell{"service", svcScope, "destination", fmt.Sprintf("to[1] port!=%d (weight 80)", p2.Port)}
+	before, err := branchCells(c.ConsoleURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, call := range []harness.Call{QueryAllBlue, QueryAllBlue, QueryAllBlue, QueryByNameBlue, QueryByNameBlue, QueryByNameBlue, QueryByNameBlue} {
+		if port, err := c.Do(call); err != nil || port != p2.Port {
+			t.Fatalf("%s served by %d (%v), want %d", call, port, err, p2.Port)
+		}
+	}
+	after, err := branchCells(c.ConsoleURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cell, delta := range map[branchCell]uint64{tagBlue: 7, svcNA: 3, svcFallback: 4, svcDest: 0} {
+		if _, ok := after[cell]; !ok {
+			t.Errorf("api/state has no counter %+v (has %v)", cell, after)
+		} else if after[cell]-before[cell] != delta {
+			t.Errorf("counter %+v went from %d to %d, want +%d", cell, before[cell], after[cell], delta)
+		}
+	}
+	// Reload the page (the what-if stays in its URL); the mark tells the
+	// fresh document from the old one.
+	if err := b.eval("window.staleConsole = true, location.reload(), true", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.waitFor(`!window.staleConsole && document.readyState === 'complete' && !!document.getElementById('whatif-result')`, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct{ Router, Scope, Branch, Detail, Count, Shown string }
+	if err := b.eval(`[...document.querySelectorAll('tr.branch-count')].map(tr => ({Router: tr.dataset.router, Scope: tr.dataset.scope,
+		Branch: tr.dataset.branch, Detail: tr.dataset.detail, Count: tr.dataset.count, Shown: tr.querySelector('td.count').innerText}))`, &rows); err != nil {
+		t.Fatal(err)
+	}
+	onPage := map[branchCell]string{}
+	for _, r := range rows {
+		if r.Count != r.Shown {
+			t.Errorf("page row %+v shows %s", r, r.Shown)
+		}
+		onPage[branchCell{r.Router, r.Scope, r.Branch, r.Detail}] = r.Shown
+	}
+	for _, cell := range []branchCell{tagBlue, svcNA, svcFallback, svcDest} {
+		if want := fmt.Sprint(after[cell]); onPage[cell] != want {
+			t.Errorf("page shows %+v = %q, want %s (api/state)", cell, onPage[cell], want)
+		}
+	}
 	if path := os.Getenv(ScreenshotEnv); path != "" {
-		if err := b.screenshot(path, 1280, 1500); err != nil {
+		if err := b.screenshot(path, 1280, 2400); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("screenshot written to %s", path)
 	}
 	t.Logf("done in %v", time.Since(begin).Round(time.Millisecond))
+}
+
+// The calls whose counts the test knows: tag blue, not forced.
+var (
+	QueryAllBlue    = harness.QueryAll.WithTag("blue", false)
+	QueryByNameBlue = harness.QueryByName.WithTag("blue", false)
+)
+
+// branchCell names one per-branch counter of the console's reference.
+type branchCell struct{ router, scope, branch, detail string }
+
+// branchCells reads every per-branch counter of api/state's references.
+func branchCells(consoleURL string) (map[branchCell]uint64, error) {
+	var st struct {
+		References []struct {
+			Branches []struct {
+				Router string `json:"router"`
+				Cells  []struct {
+					Scope  string `json:"scope"`
+					Branch string `json:"branch"`
+					Detail string `json:"detail"`
+					Count  uint64 `json:"count"`
+				} `json:"cells"`
+			} `json:"branches"`
+		} `json:"references"`
+	}
+	if err := getJSON(consoleURL+"api/state", &st); err != nil {
+		return nil, err
+	}
+	out := map[branchCell]uint64{}
+	for _, r := range st.References {
+		for _, b := range r.Branches {
+			for _, c := range b.Cells {
+				out[branchCell{b.Router, c.Scope, c.Branch, c.Detail}] += c.Count
+			}
+		}
+	}
+	return out, nil
 }
 
 func getJSON(u string, v any) error {

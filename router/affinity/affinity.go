@@ -166,7 +166,25 @@ type Compiled struct {
 	match   *router.Set // providers whose value matches the consumer's
 	hasKey  *router.Set // providers that have the key at all
 	noValue bool        // the consumer has no value for the key
+
+	// cnt counts the branch of every call routed without a step (the call
+	// path), one cell per branch of route (see Compile).
+	cnt *router.Counters
+	ids [numBranches]int32
 }
+
+// The branches route returns, as counter cell indexes.
+const (
+	brAffine = iota
+	brTooFew
+	brNone
+	brNoValue
+	brDisabled
+	brEmptyInput
+	numBranches
+)
+
+var branchOf = [numBranches]router.Branch{BranchAffine, BranchTooFew, BranchNone, BranchNoValue, BranchDisabled, router.BranchEmptyInput}
 
 // Compile computes the affinity set once per snapshot.
 func Compile(r *Rule, u *router.Universe, consumer *router.URL, urls []*router.URL) *Compiled {
@@ -185,6 +203,12 @@ func CompileFor(r *Rule, u *router.Universe, own, routed *router.URL, urls []*ro
 	}
 	consumer := routed
 	c := &Compiled{rule: r, u: u}
+	var l router.CounterLayout
+	scope := "key " + r.Key
+	for i, br := range branchOf {
+		c.ids[i] = l.Add(scope, br)
+	}
+	c.cnt = l.Build(r)
 	cv, ok := own.Params.Get(r.Key)
 	c.noValue = !ok
 	c.hasKey = u.Build(func(i int) bool {
@@ -219,30 +243,55 @@ func (c *Compiled) Route(in *router.Set, step *router.Step) *router.Set {
 		}
 		return in
 	}
-	br, out := c.route(in)
+	b, out := c.route(in)
+	if step == nil {
+		// Only the call path (no step) counts: explain and what-if do not.
+		c.cnt.Inc(c.ids[b])
+	}
 	if step != nil {
-		step.Branch = br
+		step.Branch = branchOf[b]
 		step.Detail = fmt.Sprintf("key %s, ratio %v%%", c.rule.Key, c.rule.Ratio)
 	}
 	return out
 }
 
-func (c *Compiled) route(in *router.Set) (router.Branch, *router.Set) {
+func (c *Compiled) route(in *router.Set) (int, *router.Set) {
 	if !c.rule.Enabled {
-		return BranchDisabled, in
+		return brDisabled, in
 	}
 	if in.Empty() {
-		return router.BranchEmptyInput, in
+		return brEmptyInput, in
 	}
 	if c.noValue && !c.u.And(in, c.hasKey).Empty() {
-		return BranchNoValue, in
+		return brNoValue, in
 	}
 	res := c.u.And(in, c.match)
 	if res.Empty() {
-		return BranchNone, in
+		return brNone, in
 	}
 	if float64(res.Len())/float64(in.Len()) >= c.rule.Ratio/100 {
-		return BranchAffine, res
+		return brAffine, res
 	}
-	return BranchTooFew, in
+	return brTooFew, in
+}
+
+// Counters are the rule's branch counters: one cell per branch (affinity:
+// hit; affinity-too-few: below the ratio; affinity-none: miss;
+// affinity-no-value; disabled; empty-input). nil without a rule.
+func (c *Compiled) Counters() *router.Counters {
+	if c == nil {
+		return nil
+	}
+	return c.cnt
+}
+
+// AdoptCounters makes c count into prev's cells when both were compiled
+// from the same rule (the same accepted version): counters survive a
+// snapshot rebuild for a provider change. It must be called before c is
+// used.
+func (c *Compiled) AdoptCounters(prev *Compiled) {
+	if c == nil || prev == nil {
+		return
+	}
+	c.cnt = c.cnt.Adopt(prev.cnt)
 }

@@ -71,3 +71,38 @@ func TestParseLikeJava(t *testing.T) {
 		}
 	}
 }
+
+// TestCounters: hit, below the ratio and miss count exactly the calls that
+// took them; a traced route counts nothing.
+func TestCounters(t *testing.T) {
+	urls := []*router.URL{
+		router.MustParseURL("dubbo://10.0.0.1:20880/s?region=hz"),
+		router.MustParseURL("dubbo://10.0.0.2:20880/s?region=sh"),
+		router.MustParseURL("dubbo://10.0.0.3:20880/s?region=sh"),
+	}
+	u := router.NewUniverse(len(urls))
+	r, err := ParseRule("configVersion: v3.1\naffinityAware:\n  key: region\n  ratio: 40\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Compile(r, u, router.MustParseURL("consumer://10.0.0.9/s?region=hz"), urls)
+	for i := 0; i < 3; i++ {
+		c.Route(u.Of(0, 1), nil) // 1 of 2 affine: 50% >= 40%: hit
+	}
+	for i := 0; i < 2; i++ {
+		c.Route(u.All(), nil) // 1 of 3: below the ratio
+	}
+	c.Route(u.Of(1, 2), nil)            // none affine: miss
+	c.Route(u.Of(0, 1), &router.Step{}) // traced: not counted
+	const sc = "key region"
+	for br, want := range map[router.Branch]uint64{BranchAffine: 3, BranchTooFew: 2, BranchNone: 1, BranchNoValue: 0} {
+		if got := c.Counters().Count(sc, br); got != want {
+			t.Errorf("%s = %d, want %d", br, got, want)
+		}
+	}
+	again := Compile(r, router.NewUniverse(2), router.MustParseURL("consumer://10.0.0.9/s?region=hz"), urls[:2])
+	again.AdoptCounters(c)
+	if got := again.Counters().Count(sc, BranchAffine); got != 3 {
+		t.Errorf("adopted hits = %d, want 3", got)
+	}
+}

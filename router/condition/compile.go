@@ -1,6 +1,8 @@
 package condition
 
 import (
+	"strconv"
+
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -29,6 +31,20 @@ type Compiled struct {
 	force   bool
 	v31     bool
 	conds   []compiledCond
+
+	// cnt counts the branches of every call routed without a step (the
+	// call path); see countLayout for its cells.
+	cnt      *router.Counters
+	calls    int32 // the calls no condition applied to (see countLayout)
+	disabled int32 // every call a disabled rule passed through
+}
+
+// condIDs are the counter cells of one condition (-1: none).
+type condIDs struct {
+	matched, fallback, forceEmpty, blacklist, emptyInput int32
+	// dests[j] counts the calls v3.1 destination j was picked for (alone
+	// or by weight).
+	dests []int32
 }
 
 type compiledCond struct {
@@ -44,6 +60,7 @@ type compiledCond struct {
 	then      *router.Set
 	// v3.1
 	targets []compiledTarget
+	ids     condIDs
 }
 
 type compiledTarget struct {
@@ -107,8 +124,118 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, providers []*ro
 		}
 		c.conds = append(c.conds, cc)
 	}
+	c.countLayout()
 	return c
 }
+
+// countTemplate is a rule's counter layout and the cell ids of its
+// conditions (see countLayout).
+type countTemplate struct {
+	layout          *router.CounterLayout
+	calls, disabled int32
+	ids             []condIDs
+}
+
+// countLayout gives c its branch counters: the rule's layout (made once
+// per rule) and a block of cells. The layout costs one add per rule per
+// call when at most one condition applies: per condition a pair of cells
+// for each branch it can take (a v3.0 condition: matched, fallback,
+// force-empty, blacklist; v3.1: each destination, fallback, force-empty,
+// blacklist; both: empty-input), the first of the pair counting a branch
+// taken first in the call, the second one taken after an earlier condition
+// decided; and one cell for the calls no condition applied to. The calls
+// (none applied plus every first decision) and each condition's
+// not-applicable (the calls minus its decisions) are derived. A disabled
+// rule has one cell.
+func (c *Compiled) countLayout() {
+	t := c.rule.counters.Load()
+	if t == nil {
+		t = newCountTemplate(c.rule)
+		if !c.rule.counters.CompareAndSwap(nil, t) {
+			t = c.rule.counters.Load()
+		}
+	}
+	c.calls, c.disabled = t.calls, t.disabled
+	for i := range c.conds {
+		if i < len(t.ids) {
+			c.conds[i].ids = t.ids[i]
+		}
+	}
+	c.cnt = t.layout.Build(c.rule)
+}
+
+func newCountTemplate(r *Rule) *countTemplate {
+	l := &router.CounterLayout{}
+	t := &countTemplate{layout: l, calls: -1, disabled: -1}
+	if !r.Enabled {
+		t.disabled = l.Add("rule", router.BranchDisabled)
+		return t
+	}
+	if len(r.Conditions) == 0 {
+		return t
+	}
+	v31 := r.Version == V31
+	calls := l.Derive("rule", router.BranchCalls)
+	t.calls = l.AddDetail("rule", router.BranchNotApplicable, "no condition applied")
+	callTerms := []int32{t.calls}
+	for _, cond := range r.Conditions {
+		scope := "#" + itoa(cond.Index) + " " + cond.Text
+		var decided []int32
+		pair := func(br router.Branch, detail string) int32 {
+			id := l.AddPair(scope, br, detail)
+			decided = append(decided, id, id+1)
+			callTerms = append(callTerms, id)
+			return id
+		}
+		na := l.Derive(scope, router.BranchNotApplicable)
+		ids := condIDs{matched: -1, fallback: -1, forceEmpty: -1, blacklist: -1}
+		blacklist := !v31 && cond.Then == nil
+		if v31 {
+			for j, tg := range cond.Targets {
+				ids.dests = append(ids.dests, pair(router.BranchDestination,
+					"to["+itoa(j)+"] "+tg.Match+" (weight "+strconv.FormatInt(tg.Weight, 10)+")"))
+			}
+		} else if !blacklist {
+			ids.matched = pair(router.BranchMatched, "")
+		}
+		if !blacklist && (!v31 || len(cond.Targets) > 0) {
+			if r.Force {
+				ids.forceEmpty = pair(router.BranchForceEmpty, "")
+			} else {
+				ids.fallback = pair(router.BranchFallback, "")
+			}
+		} else {
+			ids.blacklist = pair(router.BranchBlacklist, "")
+		}
+		ids.emptyInput = pair(router.BranchEmptyInput, "")
+		l.SetTerms(na, []int32{calls}, decided)
+		t.ids = append(t.ids, ids)
+	}
+	l.SetTerms(calls, callTerms, nil)
+	return t
+}
+
+// Counters are the rule's branch counters (see countLayout); nil for no
+// rule.
+func (c *Compiled) Counters() *router.Counters {
+	if c == nil {
+		return nil
+	}
+	return c.cnt
+}
+
+// AdoptCounters makes c count into prev's cells when prev was compiled
+// from the same rule (the same accepted version) with the same layout:
+// counters survive a snapshot rebuild for a provider change and start
+// again with a new rule version. It must be called before c is used.
+func (c *Compiled) AdoptCounters(prev *Compiled) {
+	if c == nil || prev == nil {
+		return
+	}
+	c.cnt = c.cnt.Adopt(prev.cnt)
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
 
 func compilePatterns(vs []string, ref *router.URL) []pattern {
 	if len(vs) == 0 {

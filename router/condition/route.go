@@ -47,34 +47,52 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		}
 		return in
 	}
+	// Only the call path (no step) counts: explain and what-if do not.
+	count := step == nil
 	if !c.enabled {
+		if count {
+			c.cnt.Inc(c.disabled)
+		}
 		if step != nil {
 			step.Branch = router.BranchDisabled
 			step.Detail = "rule enabled=false"
 		}
 		return in
 	}
+	// later is 0 until a condition decided (its branch is counted as the
+	// call's first), then 1 (see countLayout): one add per deciding
+	// condition, or one for the call when none applies.
+	var later int32
 	out := in
 	summary := router.BranchNotApplicable
 	for i := range c.conds {
 		cc := &c.conds[i]
 		before := out
 		var br router.Branch
+		var id int32
 		kept, dest, matched := 0, -1, false
 		switch {
 		case before.Empty():
 			br = router.BranchEmptyInput
+			if count {
+				c.cnt.Inc(cc.ids.emptyInput + later)
+				later = 1
+			}
 		case !cc.whenMatches(call):
 			br = router.BranchNotApplicable
 		default:
 			matched = true
 			if c.v31 {
-				out, br, dest = c.routeV31(cc, before)
+				out, br, dest, id = c.routeV31(cc, before)
 				kept = out.Len()
 			} else {
-				out, br, kept = c.routeV30(cc, before)
+				out, br, kept, id = c.routeV30(cc, before)
 			}
 			summary = br
+			if count && id >= 0 {
+				c.cnt.Inc(id + later)
+				later = 1
+			}
 		}
 		if step != nil {
 			step.Conditions = append(step.Conditions, router.ConditionStep{
@@ -82,6 +100,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 				In: before.Len(), ThenKept: kept, Out: out.Len(), Branch: br, Destination: dest,
 			})
 		}
+	}
+	if count && later == 0 {
+		c.cnt.Inc(c.calls)
 	}
 	if step != nil {
 		if in.Empty() {
@@ -92,27 +113,29 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 	return out
 }
 
-func (c *Compiled) routeV30(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int) {
+// routeV30 routes one v3.0 condition whose when-part matched; it returns
+// the branch and its counter cell.
+func (c *Compiled) routeV30(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int, int32) {
 	if cc.blacklist {
-		return c.u.None(), router.BranchBlacklist, 0
+		return c.u.None(), router.BranchBlacklist, 0, cc.ids.blacklist
 	}
 	res := c.u.And(in, cc.then)
 	switch {
 	case !res.Empty():
-		return res, router.BranchMatched, res.Len()
+		return res, router.BranchMatched, res.Len(), cc.ids.matched
 	case c.force:
-		return c.u.None(), router.BranchForceEmpty, 0
+		return c.u.None(), router.BranchForceEmpty, 0, cc.ids.forceEmpty
 	}
-	return in, router.BranchFallback, 0
+	return in, router.BranchFallback, 0, cc.ids.fallback
 }
 
 // routeV31 draws one destination among those with a non-empty intersection
 // with in: r uniform in [0, W) and the first destination with r < cumulative
 // weight wins, so destination i is chosen with probability w_i/W exactly
 // (Java gives the first one an extra unit; see the package documentation).
-func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int) {
+func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int, int32) {
 	if len(cc.targets) == 0 {
-		return c.u.None(), router.BranchBlacklist, -1
+		return c.u.None(), router.BranchBlacklist, -1, cc.ids.blacklist
 	}
 	var total int64
 	n, only := 0, -1
@@ -125,11 +148,11 @@ func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, rout
 	}
 	switch {
 	case n == 0 && c.force:
-		return c.u.None(), router.BranchForceEmpty, -1
+		return c.u.None(), router.BranchForceEmpty, -1, cc.ids.forceEmpty
 	case n == 0:
-		return in, router.BranchFallback, -1
+		return in, router.BranchFallback, -1, cc.ids.fallback
 	case n == 1:
-		return c.u.And(in, cc.targets[only].set), router.BranchMatched, only
+		return c.u.And(in, cc.targets[only].set), router.BranchMatched, only, cc.ids.dest(only)
 	}
 	r := int64(c.rand(uint64(total)))
 	var cum int64
@@ -142,12 +165,12 @@ func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, rout
 		last = i
 		cum += cc.targets[i].weight
 		if r < cum {
-			return s, router.BranchWeighted, i
+			return s, router.BranchWeighted, i, cc.ids.dest(i)
 		}
 	}
 	// Unreachable with a conforming Rand (r < total); a misbehaving one gets
 	// the last candidate rather than a panic.
-	return c.u.And(in, cc.targets[last].set), router.BranchWeighted, last
+	return c.u.And(in, cc.targets[last].set), router.BranchWeighted, last, cc.ids.dest(last)
 }
 
 // Destination is one candidate of a v3.1 weighted pick.
@@ -225,7 +248,15 @@ func (c *Compiled) Destinations(in *router.Set, call *router.Call) []Destination
 		if cur.Empty() || !cc.whenMatches(call) {
 			continue
 		}
-		cur, _, _ = c.routeV31(cc, cur)
+		cur, _, _, _ = c.routeV31(cc, cur)
 	}
 	return nil
+}
+
+// dest is the counter cell of v3.1 destination i (-1: none).
+func (ids *condIDs) dest(i int) int32 {
+	if i >= 0 && i < len(ids.dests) {
+		return ids.dests[i]
+	}
+	return -1
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/dubboroute/dubboroute/router"
 )
@@ -75,6 +76,9 @@ type Rule struct {
 	UnknownFields []Field
 
 	findings []Finding
+	// counters is the branch counter layout, made by the first Compile
+	// (it depends on the rule alone) and shared by every compilation.
+	counters atomic.Pointer[countTemplate]
 }
 
 // Condition is one element of a rule's conditions list.

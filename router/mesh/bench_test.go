@@ -49,6 +49,11 @@ func benchSetup(tb testing.TB, n int) (*Compiled, *router.Set, *router.Call) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return benchSetupRule(n, r)
+}
+
+// benchSetupRule is benchSetup with a parsed rule.
+func benchSetupRule(n int, r *Rule) (*Compiled, *router.Set, *router.Call) {
 	urls := make([]*router.URL, n)
 	for i := range urls {
 		app := "prov-a"

@@ -17,11 +17,14 @@ type AppRule struct {
 
 // Branches of mesh routing (Java's StandardMeshRuleRouter).
 const (
-	BranchRouted   router.Branch = "mesh-routed"   // some application's destination subsets, intersected with the input
-	BranchNoMatch  router.Branch = "mesh-no-match" // rules in force, nothing chosen: the input (Java's empty protection)
-	BranchNoRule   router.Branch = "no-rule"       // no application present has a mesh rule
-	BranchThrows   router.Branch = "mesh-error"    // Java throws here: the call fails with no provider
-	invalidAppName               = "unknown"
+	BranchRouted  router.Branch = "mesh-routed"   // some application's destination subsets, intersected with the input
+	BranchNoMatch router.Branch = "mesh-no-match" // rules in force, nothing chosen: the input (Java's empty protection)
+	BranchNoRule  router.Branch = "no-rule"       // no application present has a mesh rule
+	BranchThrows  router.Branch = "mesh-error"    // Java throws here: the call fails with no provider
+	// Counter branches of one application's rule (see appState.countLayout).
+	BranchDetailNoRoute router.Branch = "no-route"  // the matched routedetail has no route: the application adds nothing
+	BranchNoSubset      router.Branch = "no-subset" // no destination subset of the matched routedetail has providers in the input
+	invalidAppName                    = "unknown"
 )
 
 // Compiled is the mesh router compiled against one provider snapshot.
@@ -39,14 +42,20 @@ type appState struct {
 	throws            string // VirtualService selection throws on every call
 	vsIndex, route    int    // the VirtualService and dubbo route chosen for the consumer's service
 	details           []detailState
+
+	// cnt counts what the application's rule did with every call routed
+	// without a step (the call path): one add per call.
+	cnt                            *router.Counters
+	idThrows, idNoRoute, idNoMatch int32
 }
 
 type detailState struct {
-	d       *RouteDetail
-	src     []int8 // per match request: sourceLabels result
-	dests   []destState
-	total   int32 // Java's int sum of max(weight, 1) (may wrap)
-	nullDst bool  // a null route element: Java throws summing the weights
+	idNoRoute, idNoSubset int32 // counter cells
+	d                     *RouteDetail
+	src                   []int8 // per match request: sourceLabels result
+	dests                 []destState
+	total                 int32 // Java's int sum of max(weight, 1) (may wrap)
+	nullDst               bool  // a null route element: Java throws summing the weights
 }
 
 type destState struct {
@@ -54,6 +63,7 @@ type destState struct {
 	null   bool          // null destination: Java throws when it is reached
 	chain  []*router.Set // the subset and its fallbacks, in order
 	names  []string
+	ids    []int32 // counter cell of each chain entry
 }
 
 // Compile builds the mesh router over the providers urls (member i of u is
@@ -152,10 +162,86 @@ func CompileConfigured(u *router.Universe, consumer *router.URL, urls, overrides
 				st.details = append(st.details, ds)
 			}
 		}
+		st.countLayout()
 		c.apps = append(c.apps, st)
 	}
 	c.keys = strings.Join(keys, ",")
 	return c
+}
+
+// countLayout lays out an application's counters: mesh-error (Java
+// throws), not-applicable (no VirtualService route for the consumer's
+// service), mesh-no-match (no routedetail matched); per routedetail of the
+// chosen route no-route and no-subset; per destination the subset picked
+// (destination) and each fallback subset taken (fallback). The layout
+// follows the rule and the route chosen for the consumer, never the
+// providers.
+func (st *appState) countLayout() {
+	var l router.CounterLayout
+	st.idThrows = l.Add(st.app, BranchThrows)
+	st.idNoRoute = l.Add(st.app, router.BranchNotApplicable)
+	st.idNoMatch = l.Add(st.app, BranchNoMatch)
+	for di := range st.details {
+		ds := &st.details[di]
+		scope := st.app + " routedetail[" + itoa(di) + "]"
+		if ds.d != nil {
+			scope += nameOf(ds.d.Name)
+		}
+		ds.idNoRoute = l.Add(scope, BranchDetailNoRoute)
+		ds.idNoSubset = l.Add(scope, BranchNoSubset)
+		for i := range ds.dests {
+			d := &ds.dests[i]
+			d.ids = make([]int32, len(d.chain))
+			for k := range d.chain {
+				detail := "route[" + itoa(i) + "] subset " + d.names[0]
+				br := router.BranchDestination
+				if k > 0 {
+					detail += " → fallback " + d.names[k]
+					br = router.BranchFallback
+				}
+				d.ids[k] = l.AddDetail(scope, br, detail)
+			}
+		}
+	}
+	// One block per application rule (its accepted version) and chosen
+	// route.
+	st.cnt = l.Build(st.rule)
+}
+
+// AppCounters are one application's mesh rule counters.
+type AppCounters struct {
+	App, Key, Version string
+	Counters          *router.Counters
+}
+
+// Counters are the counters of every application with a rule and
+// providers in the snapshot, by application name.
+func (c *Compiled) Counters() []AppCounters {
+	if c == nil {
+		return nil
+	}
+	out := make([]AppCounters, 0, len(c.apps))
+	for _, st := range c.apps {
+		out = append(out, AppCounters{App: st.app, Key: st.key, Version: st.version, Counters: st.cnt})
+	}
+	return out
+}
+
+// AdoptCounters makes each application of c count into prev's cells for
+// the same application rule (the same accepted version) and layout:
+// counters survive a snapshot rebuild for a provider change and start
+// again with a new rule version. It must be called before c is used.
+func (c *Compiled) AdoptCounters(prev *Compiled) {
+	if c == nil || prev == nil {
+		return
+	}
+	for _, st := range c.apps {
+		for _, p := range prev.apps {
+			if p.app == st.app {
+				st.cnt = st.cnt.Adopt(p.cnt)
+			}
+		}
+	}
 }
 
 // selectRoute is getDubboRoute over the VirtualServices in document order:

@@ -32,11 +32,16 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 	if step != nil {
 		detail = &strings.Builder{}
 	}
+	// Only the call path (no step) counts: explain and what-if do not.
+	count := step == nil
 	for ai, st := range c.apps {
 		if st.throws != "" {
 			return c.fail(step, detail, st, st.throws)
 		}
 		if st.route < 0 {
+			if count {
+				st.cnt.Inc(st.idNoRoute)
+			}
 			if detail != nil {
 				note(detail, "%s: no VirtualService route for the service", st.app)
 			}
@@ -69,6 +74,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			}
 		}
 		if di < 0 {
+			if count {
+				st.cnt.Inc(st.idNoMatch)
+			}
 			if detail != nil {
 				note(detail, "%s: no routedetail matched", st.app)
 			}
@@ -77,6 +85,9 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		ds := &st.details[di]
 		vsName := st.rule.VirtualServices[st.vsIndex].Name
 		if ds.d.Route == nil {
+			if count {
+				st.cnt.Inc(ds.idNoRoute)
+			}
 			if detail != nil {
 				note(detail, "%s: VirtualService %s dubbo[%d] routedetail[%d]%s matched, it has no route", st.app, vsName, st.route, di, nameOf(ds.d.Name))
 			}
@@ -109,13 +120,20 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 					WhenMatched: true, In: in.Len(), Branch: router.BranchWeighted, Destination: start})
 			}
 		}
-		chosen, name, th := ds.pick(u, in, start)
+		chosen, name, id, th := ds.pick(u, in, start)
 		if drawStep >= 0 && chosen != nil {
 			cs := &step.Conditions[drawStep]
 			cs.ThenKept, cs.Out = chosen.Len(), u.And(in, chosen).Len()
 		}
 		if th {
 			return c.fail(step, detail, st, fmt.Sprintf("routedetail[%d]: a destination that is not a mapping was reached (Java: NullPointerException)", di))
+		}
+		if count {
+			if chosen == nil {
+				st.cnt.Inc(ds.idNoSubset)
+			} else {
+				st.cnt.Inc(id)
+			}
 		}
 		if chosen == nil {
 			if detail != nil {
@@ -145,7 +163,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 
 // pick is randomSelectDestination after the draw: the drawn destination and
 // the ones after it, then all from the first, each along its fallbacks.
-func (ds *detailState) pick(u *router.Universe, in *router.Set, start int) (*router.Set, string, bool) {
+func (ds *detailState) pick(u *router.Universe, in *router.Set, start int) (*router.Set, string, int32, bool) {
 	for pass := 0; pass < 2; pass++ {
 		from := start
 		if pass == 1 {
@@ -154,19 +172,22 @@ func (ds *detailState) pick(u *router.Universe, in *router.Set, start int) (*rou
 		for i := from; i < len(ds.dests); i++ {
 			d := &ds.dests[i]
 			if d.null {
-				return nil, "", true
+				return nil, "", -1, true
 			}
 			for k, s := range d.chain {
 				if !s.Empty() && !u.And(in, s).Empty() {
-					return s, d.names[k], false
+					return s, d.names[k], d.ids[k], false
 				}
 			}
 		}
 	}
-	return nil, "", false
+	return nil, "", -1, false
 }
 
 func (c *Compiled) fail(step *router.Step, detail *strings.Builder, st *appState, why string) *router.Set {
+	if step == nil {
+		st.cnt.Inc(st.idThrows)
+	}
 	if step != nil {
 		if detail != nil {
 			note(detail, "%s: %s", st.app, why)

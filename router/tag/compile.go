@@ -32,7 +32,7 @@ type Compiled struct {
 	// matching any of its address patterns. A name is present exactly when
 	// Java's map holds a non-empty address set for it, even if no provider
 	// matches (that is the "A != null, S empty" case).
-	dyn map[string]*Set
+	dyn map[string]dynPool
 	// claimedAny is Java's "getAddresses() non-empty": dyn has an entry.
 	claimedAny bool
 	// claimed is every provider matching an address of any tag in dyn.
@@ -40,6 +40,25 @@ type Compiled struct {
 	// failover is untagged \ claimed: the fallback of a tagged request and
 	// the answer to a tagless request.
 	failover *Set
+
+	// cnt counts the branch of every call routed without a step (the call
+	// path); ids are its cells (see countLayout).
+	cnt *router.Counters
+	ids branchIDs
+}
+
+// dynPool is a dynamic tag's providers and its dynamic-hit counter cell.
+type dynPool struct {
+	set *Set
+	hit int32
+}
+
+// branchIDs are the counter cells of the tag router's branches.
+type branchIDs struct {
+	emptyInput, tagless                             int32
+	static, staticForcedEmpty, staticFallback       int32
+	dynamicForceEmpty, staticInDynamic, forcedEmpty int32
+	fallbackUntagged                                int32
 }
 
 // Set is router.Set, named here for brevity.
@@ -102,20 +121,21 @@ func CompileWith(rule *Rule, u *router.Universe, consumer *router.URL, providers
 	}
 	c.untagged = u.Of(untagged...)
 	c.claimed, c.failover = u.None(), c.untagged
+	hits := c.countLayout(usable)
 	if !usable {
 		return c
 	}
 	c.dynamic, c.ruleForce = true, rule.Force
 
 	matching := func(pats []router.AddressPattern) *Set { return idx.matching(u, pats) }
-	c.dyn = map[string]*Set{}
+	c.dyn = map[string]dynPool{}
 	// Java (TagRouterRule.init): tags with addresses first, in order, the
 	// last duplicate name winning; then, for v3.0 rules with providers,
 	// tags without addresses by their match, a non-empty result replacing
 	// whatever the name had.
 	for _, t := range rule.Tags {
 		if len(t.Addresses) > 0 {
-			c.dyn[t.Name] = matching(t.patterns)
+			c.dyn[t.Name] = dynPool{matching(t.patterns), hits[t.Name]}
 		}
 	}
 	if rule.matchEnabled() && n > 0 {
@@ -144,13 +164,13 @@ func CompileWith(rule *Rule, u *router.Universe, consumer *router.URL, providers
 				pats = append(pats, pat)
 			}
 			if len(pats) > 0 {
-				c.dyn[t.Name] = matching(pats)
+				c.dyn[t.Name] = dynPool{matching(pats), hits[t.Name]}
 			}
 		}
 	}
 	c.claimedAny = len(c.dyn) > 0
-	for _, s := range c.dyn {
-		c.claimed = u.Or(c.claimed, s)
+	for _, p := range c.dyn {
+		c.claimed = u.Or(c.claimed, p.set)
 	}
 	c.failover = u.AndNot(c.untagged, c.claimed)
 	return c
@@ -472,14 +492,14 @@ func (c *Compiled) Dynamic() bool { return c.dynamic }
 // address set in the rule, which is what Java's "first non-empty" tests; it
 // is not about which providers those addresses match. It returns the name
 // found and its pool; ok is false when the rule does not know the tag.
-func (c *Compiled) lookup(tag string, force bool) (name string, pool *Set, ok bool) {
+func (c *Compiled) lookup(tag string, force bool) (name string, pool dynPool, ok bool) {
 	if force || strings.IndexByte(tag, '|') < 0 {
 		pool, ok = c.dyn[tag]
 		return tag, pool, ok
 	}
 	t := strings.TrimRight(tag, "|")
 	if t == "" {
-		return "", nil, false
+		return "", dynPool{}, false
 	}
 	for {
 		if pool, ok = c.dyn[t]; ok {
@@ -487,10 +507,93 @@ func (c *Compiled) lookup(tag string, force bool) (name string, pool *Set, ok bo
 		}
 		i := strings.LastIndexByte(t, '|')
 		if i < 0 {
-			return "", nil, false
+			return "", dynPool{}, false
 		}
 		t = t[:i]
 	}
+}
+
+// countTemplate is a counter layout and its cell ids (see countLayout).
+type countTemplate struct {
+	layout *router.CounterLayout
+	ids    branchIDs
+	hits   map[string]int32 // dynamic-hit cell of each tag name
+}
+
+// staticTemplate is the layout of static routing (no usable rule), shared
+// by every compilation.
+var staticTemplate = newCountTemplate(nil)
+
+// countLayout gives c its branch counters and returns the dynamic-hit cell
+// of every tag name. The layout, made once per rule: with static routing
+// (no usable rule) tagless, static, static-forced-empty, static-fallback;
+// with a usable dynamic rule tagless, one dynamic-hit cell per tag name of
+// the rule (the level that was found), dynamic-force-empty, static-tag-hit,
+// fallback-untagged, forced-empty; both empty-input.
+func (c *Compiled) countLayout(usable bool) map[string]int32 {
+	t := staticTemplate
+	if usable {
+		if t = c.rule.counters.Load(); t == nil {
+			t = newCountTemplate(c.rule)
+			if !c.rule.counters.CompareAndSwap(nil, t) {
+				t = c.rule.counters.Load()
+			}
+		}
+	}
+	c.ids = t.ids
+	c.cnt = t.layout.Build(c.rule)
+	return t.hits
+}
+
+// newCountTemplate lays out the counters of a usable rule r, or of static
+// routing (r nil).
+func newCountTemplate(r *Rule) *countTemplate {
+	l := &router.CounterLayout{}
+	ids := branchIDs{-1, -1, -1, -1, -1, -1, -1, -1, -1}
+	var hits map[string]int32
+	if r == nil {
+		const sc = "static tags"
+		ids.tagless = l.Add(sc, router.BranchTagless)
+		ids.static = l.Add(sc, router.BranchStatic)
+		ids.staticForcedEmpty = l.Add(sc, router.BranchStaticForcedEmpty)
+		ids.staticFallback = l.Add(sc, router.BranchStaticFallback)
+		ids.emptyInput = l.Add(sc, router.BranchEmptyInput)
+	} else {
+		const sc = "dynamic rule"
+		ids.tagless = l.Add(sc, router.BranchTagless)
+		hits = map[string]int32{}
+		for _, t := range r.Tags {
+			if _, ok := hits[t.Name]; !ok {
+				hits[t.Name] = l.AddDetail(sc, router.BranchDynamicHit, "tag "+strconv.Quote(t.Name))
+			}
+		}
+		ids.dynamicForceEmpty = l.Add(sc, router.BranchDynamicForceEmpty)
+		ids.staticInDynamic = l.Add(sc, router.BranchStaticInDynamic)
+		ids.fallbackUntagged = l.Add(sc, router.BranchFallbackUntagged)
+		ids.forcedEmpty = l.Add(sc, router.BranchForcedEmpty)
+		ids.emptyInput = l.Add(sc, router.BranchEmptyInput)
+	}
+	return &countTemplate{layout: l, ids: ids, hits: hits}
+}
+
+// Counters are the router's branch counters (see countLayout).
+func (c *Compiled) Counters() *router.Counters {
+	if c == nil {
+		return nil
+	}
+	return c.cnt
+}
+
+// AdoptCounters makes c count into prev's cells when prev was compiled
+// from the same rule (the same accepted version, or both without a rule)
+// with the same layout: counters survive a snapshot rebuild for a provider
+// change and start again with a new rule version. It must be called before
+// c is used.
+func (c *Compiled) AdoptCounters(prev *Compiled) {
+	if c == nil || prev == nil {
+		return
+	}
+	c.cnt = c.cnt.Adopt(prev.cnt)
 }
 
 // Route returns the subset of in that Java's TagStateRouter.doRoute would
@@ -501,7 +604,12 @@ func (c *Compiled) lookup(tag string, force bool) (name string, pool *Set, ok bo
 // refer to members of in, as Java tests the invoker list it was given.
 // Route does not allocate when step is nil.
 func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
+	// Only the call path (no step) counts: explain and what-if do not.
+	count := step == nil
 	if in.Empty() {
+		if count {
+			c.cnt.Inc(c.ids.emptyInput)
+		}
 		if step != nil {
 			step.Branch = router.BranchEmptyInput
 		}
@@ -519,6 +627,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	if !c.dynamic {
 		if tag == "" {
 			out := u.And(in, c.untagged)
+			if count {
+				c.cnt.Inc(c.ids.tagless)
+			}
 			if step != nil {
 				step.Branch = router.BranchTagless
 				step.Detail = fmt.Sprintf("static routing (%s); request without tag: %d untagged", c.whyStatic(), out.Len())
@@ -532,12 +643,18 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		out := u.And(in, pool)
 		switch {
 		case !out.Empty():
+			if count {
+				c.cnt.Inc(c.ids.static)
+			}
 			if step != nil {
 				step.Branch = router.BranchStatic
 				step.Detail = fmt.Sprintf("static routing (%s); tag %q: %d providers tagged", c.whyStatic(), tag, out.Len())
 			}
 			return out
 		case force:
+			if count {
+				c.cnt.Inc(c.ids.staticForcedEmpty)
+			}
 			if step != nil {
 				step.Branch = router.BranchStaticForcedEmpty
 				step.Detail = fmt.Sprintf("static routing (%s); tag %q: no provider tagged, dubbo.force.tag=true", c.whyStatic(), tag)
@@ -545,6 +662,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 			return out
 		}
 		out = u.And(in, c.untagged)
+		if count {
+			c.cnt.Inc(c.ids.staticFallback)
+		}
 		if step != nil {
 			step.Branch = router.BranchStaticFallback
 			step.Detail = fmt.Sprintf("static routing (%s); tag %q: no provider tagged, %d untagged", c.whyStatic(), tag, out.Len())
@@ -554,6 +674,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 
 	if tag == "" {
 		out := u.And(in, c.failover)
+		if count {
+			c.cnt.Inc(c.ids.tagless)
+		}
 		if step != nil {
 			step.Branch = router.BranchTagless
 			unclaimed := u.AndNot(in, c.claimed)
@@ -568,8 +691,11 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	name, pool, found := c.lookup(tag, force)
 	var out *Set
 	if found {
-		out = u.And(in, pool)
+		out = u.And(in, pool.set)
 		if !out.Empty() {
+			if count {
+				c.cnt.Inc(pool.hit)
+			}
 			if step != nil {
 				step.Branch = router.BranchDynamicHit
 				step.Detail = fmt.Sprintf("tag %q: dynamic tag %q holds %d providers", tag, name, out.Len())
@@ -577,6 +703,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 			return out
 		}
 		if c.ruleForce {
+			if count {
+				c.cnt.Inc(c.ids.dynamicForceEmpty)
+			}
 			if step != nil {
 				step.Branch = router.BranchDynamicForceEmpty
 				step.Detail = fmt.Sprintf("tag %q: dynamic tag %q matches no provider and the rule has force=true", tag, name)
@@ -590,6 +719,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		}
 		out = u.And(in, p)
 		if !out.Empty() {
+			if count {
+				c.cnt.Inc(c.ids.staticInDynamic)
+			}
 			if step != nil {
 				step.Branch = router.BranchStaticInDynamic
 				step.Detail = fmt.Sprintf("tag %q: not in the dynamic rule; %d providers carry it as static tag", tag, out.Len())
@@ -598,6 +730,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		}
 	}
 	if force {
+		if count {
+			c.cnt.Inc(c.ids.forcedEmpty)
+		}
 		if step != nil {
 			step.Branch = router.BranchForcedEmpty
 			step.Detail = fmt.Sprintf("tag %q: no provider (%s) and dubbo.force.tag=true", tag, c.missWhy(found, name))
@@ -605,6 +740,9 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		return out
 	}
 	out = u.And(in, c.failover)
+	if count {
+		c.cnt.Inc(c.ids.fallbackUntagged)
+	}
 	if step != nil {
 		step.Branch = router.BranchFallbackUntagged
 		step.Detail = fmt.Sprintf("tag %q: no provider (%s); failover to %d untagged providers outside every dynamic tag", tag, c.missWhy(found, name), out.Len())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
@@ -46,6 +47,11 @@ type Rule struct {
 	// (an addresses value that is not a list, a hostname that does not
 	// resolve, match ignored because of configVersion, ...).
 	Warnings []Warning
+
+	// counters is the branch counter layout of a usable rule, made by the
+	// first Compile (it depends on the rule alone) and shared by every
+	// compilation.
+	counters atomic.Pointer[countTemplate]
 }
 
 // Tag is one entry of tags.

@@ -57,7 +57,7 @@ type Chain struct {
 	invokers []base.Invoker // as given (before Adapt)
 	rules    [numSlots]RuleRef
 	cfg      *configurator.Lists // dynamic configuration (nil: none)
-	cfgGen   uint64              // bumped when cfg or the consumer changes
+	cfgGen   uint32              // bumped when cfg or the consumer changes (never 0)
 
 	// Provider state carried from rebuild to rebuild, so that a change
 	// reads only the URLs of the providers that joined: the parsed URL of
@@ -66,29 +66,50 @@ type Chain struct {
 	// snapshot was compiled with. A *router.URL is never modified after
 	// it is parsed, so the values read from it stay valid.
 	urls      map[base.Invoker]*urlEntry
+	packer    *packer // the parameter table all those URLs share
 	tagIndex  *tag.Index
 	condIndex *condition.ProviderIndex
 }
 
-// urlEntry is the chain's cache of one invoker.
+// urlEntry is the chain's cache of one invoker: its URL (held here, so
+// that a provider costs one allocation; Snapshot.URLs point into entries)
+// and the state carried between rebuilds. At 10,000 providers every byte
+// here is 10 kB per reference: keep it at 144 (a size class).
 type urlEntry struct {
-	u    *router.URL
-	mock bool   // u.Protocol == "mock"
-	gen  uint64 // generation of the last snapshot holding the invoker
-	pos  int32  // its member in that snapshot
-
-	// Configurator state (valid when cfgGen equals the chain's).
-	cfgGen  uint64
-	prov    *configurator.Provider // nil: no configurator list
+	url router.URL
+	gen uint64 // generation of the last snapshot holding the invoker
+	pos int32  // its member in that snapshot
+	// cfgGen: the chain's cfgGen when the configurator state was computed
+	// (it wraps around: the chain then recomputes every entry).
+	cfgGen  uint32
+	noURL   bool // the invoker has no URL (u() is nil)
+	mock    bool // url.Protocol == "mock"
 	enabled bool
-	tagURL  *router.URL // u, or u with the configured dubbo.tag
-	tagPrev *router.URL // tagURL the previous snapshot was indexed with
+	// cfg is the configurator state; nil while no configurator list
+	// applied to the invoker. Once set it stays (its tagPrev matters when
+	// the lists go away).
+	cfg *cfgEntry
+}
+
+// cfgEntry is an invoker's configurator state.
+type cfgEntry struct {
+	prov    *configurator.Provider // nil: no configurator list
+	tagURL  *router.URL            // the URL, or it with the configured dubbo.tag
+	tagPrev *router.URL            // tagURL the previous snapshot was indexed with
 	changed map[string]string
+}
+
+// u is the entry's URL (nil when the invoker has none).
+func (e *urlEntry) u() *router.URL {
+	if e.noURL {
+		return nil
+	}
+	return &e.url
 }
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, cfgGen: 1}
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, packer: newPacker(), cfgGen: 1}
 	c.rebuild()
 	return c
 }
@@ -137,7 +158,12 @@ func (c *Chain) Update(f func(*Input)) {
 	in := Input{Consumer: c.consumer, Invokers: c.invokers, Rules: c.rules, Configurators: c.cfg}
 	f(&in)
 	if in.Configurators != c.cfg || in.Consumer != c.consumer {
-		c.cfgGen++
+		if c.cfgGen++; c.cfgGen == 0 { // wrapped: every entry is stale
+			c.cfgGen = 1
+			for _, e := range c.urls {
+				e.cfgGen = 0
+			}
+		}
 	}
 	c.consumer, c.invokers, c.rules, c.cfg = in.Consumer, in.Invokers, in.Rules, in.Configurators
 	c.rebuild()
@@ -171,19 +197,41 @@ func (c *Chain) rebuild() {
 		e := c.urls[ivk]
 		pos := int32(-1)
 		if e == nil {
-			u := FromDubbo(ivk.GetURL())
-			e = &urlEntry{u: u, mock: u != nil && u.Protocol == "mock", tagURL: u}
+			e = &urlEntry{}
+			e.noURL = !c.packer.fill(&e.url, ivk.GetURL())
+			e.mock = !e.noURL && e.url.Protocol == "mock"
 			c.urls[ivk] = e
 		} else if e.gen == prevGen {
 			pos = e.pos
 		}
+		u := e.u()
 		if e.cfgGen != c.cfgGen {
 			e.cfgGen = c.cfgGen
-			configureEntry(e, c.cfg, c.consumer, consumer)
+			st := cfgState{cfgEntry: cfgEntry{tagURL: u}}
+			if e.cfg != nil {
+				st.cfgEntry = *e.cfg
+			}
+			configureEntry(&st, u, c.cfg, c.consumer, consumer)
+			e.enabled = st.enabled
+			if e.cfg != nil || st.prov != nil || st.changed != nil || st.tagURL != u {
+				if e.cfg == nil {
+					e.cfg = &cfgEntry{tagPrev: u}
+				}
+				st.cfgEntry.tagPrev = e.cfg.tagPrev
+				*e.cfg = st.cfgEntry
+			}
+		}
+		// Without configurator state the tag router reads the URL itself.
+		ce := cfgEntry{tagURL: u, tagPrev: u}
+		if e.cfg != nil {
+			ce = *e.cfg
 		}
 		if !e.enabled {
-			disabled = append(disabled, Disabled{URL: e.u, Provider: e.prov})
+			disabled = append(disabled, Disabled{URL: u, Provider: ce.prov})
 			continue
+		}
+		if e.cfg != nil {
+			e.cfg.tagPrev = ce.tagURL
 		}
 		// A duplicate invoker keeps its first member (and reads as new).
 		if e.gen != gen {
@@ -193,25 +241,24 @@ func (c *Chain) rebuild() {
 			mocks = append(mocks, len(urls))
 		}
 		out := ivk
-		if e.changed != nil && c.opts.Configure != nil {
-			out = c.opts.Configure(ivk, e.changed)
+		if ce.changed != nil && c.opts.Configure != nil {
+			out = c.opts.Configure(ivk, ce.changed)
 		}
 		if c.opts.Adapt != nil {
 			out = c.opts.Adapt(out)
 		}
 		invs = append(invs, out)
-		urls = append(urls, e.u)
+		urls = append(urls, u)
 		prevPos = append(prevPos, pos)
 		if provs != nil {
-			provs = append(provs, e.prov)
+			provs = append(provs, ce.prov)
 			tp := pos
-			if e.tagPrev != e.tagURL {
+			if ce.tagPrev != ce.tagURL {
 				tp = -1
 			}
 			tagPos = append(tagPos, tp)
-			tagURLs = append(tagURLs, e.tagURL)
+			tagURLs = append(tagURLs, ce.tagURL)
 		}
-		e.tagPrev = e.tagURL
 	}
 	if len(c.urls) > 2*len(urls)+64 {
 		for ivk, e := range c.urls {
@@ -230,6 +277,7 @@ func (c *Chain) rebuild() {
 	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, configuredView{c.consumer, provs}, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
+	c.condIndex.Trim() // kept only to carry values over to the next rebuild
 	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
@@ -237,25 +285,32 @@ func (c *Chain) rebuild() {
 	}
 }
 
-// configureEntry recomputes one provider's configurator state for the
-// lists cfg, the original consumer URL and the configured one.
-func configureEntry(e *urlEntry, cfg *configurator.Lists, original, consumer *router.URL) {
+// cfgState is what configureEntry computes for one provider.
+type cfgState struct {
+	cfgEntry
+	enabled bool
+}
+
+// configureEntry recomputes the configurator state of provider u (e holds
+// the previous one) for the lists cfg, the original consumer URL and the
+// configured one.
+func configureEntry(e *cfgState, u *router.URL, cfg *configurator.Lists, original, consumer *router.URL) {
 	e.prov, e.changed = nil, nil
-	if cfg.Empty() || e.u == nil {
+	if cfg.Empty() || u == nil {
 		// Without configurators the directory still drops a provider that
 		// registered itself disabled.
-		p := configurator.Provider{URL: e.u, Consumer: original}
-		e.enabled = e.u == nil || p.Enabled()
-		e.tagURL = e.u
+		p := configurator.Provider{URL: u, Consumer: original}
+		e.enabled = u == nil || p.Enabled()
+		e.tagURL = u
 		return
 	}
-	p := cfg.ConfigureProvider(e.u, original, localHost(original))
+	p := cfg.ConfigureProvider(u, original, localHost(original))
 	e.prov = &p
 	e.enabled = p.Enabled()
 	e.changed = p.Changed()
 	// retries is read from the configured consumer URL (Java's
 	// directoryUrl), never from a provider's override.
-	if r, ok := consumer.Params["retries"]; ok && r != original.Params["retries"] {
+	if r, ok := consumer.Params.Get("retries"); ok && r != original.Params.Value("retries") {
 		if e.changed == nil {
 			e.changed = map[string]string{}
 		}
@@ -269,22 +324,19 @@ func configureEntry(e *urlEntry, cfg *configurator.Lists, original, consumer *ro
 	// The tag router reads the static tag with getParameter: the override
 	// URL's dubbo.tag first. The condition routers read the provider's own
 	// parameters (toOriginalMap).
-	want := e.u.Params[tag.TagKey]
+	want := u.Params.Value(tag.TagKey)
 	if v, ok := p.Param(tag.TagKey); ok {
 		want = v
 	}
 	switch {
-	case want == e.u.Params[tag.TagKey]:
-		e.tagURL = e.u
-	case e.tagURL != nil && e.tagURL != e.u && e.tagURL.Params[tag.TagKey] == want:
+	case want == u.Params.Value(tag.TagKey):
+		e.tagURL = u
+	case e.tagURL != nil && e.tagURL != u && e.tagURL.Params.Value(tag.TagKey) == want:
 		// unchanged: keep the pointer so the tag index is reused
 	default:
-		cp := *e.u
-		cp.Params = make(map[string]string, len(e.u.Params)+1)
-		for k, v := range e.u.Params {
-			cp.Params[k] = v
-		}
-		cp.Params[tag.TagKey] = want
+		cp := *u
+		cp.Params = router.ParamsOf(u.Params.Map())
+		cp.Params.Set(tag.TagKey, want)
 		e.tagURL = &cp
 	}
 }

@@ -95,7 +95,7 @@ func TestConfiguredChainMatchesFresh(t *testing.T) {
 		got := c.Snapshot()
 		var all []*router.URL
 		for _, ivk := range cur {
-			all = append(all, c.urls[ivk].u)
+			all = append(all, c.urls[ivk].u())
 		}
 		want, _ := NewConfiguredSnapshot(consumer, all, got.Rules, cfg, Options{})
 		same := len(got.URLs) == len(want.URLs)
@@ -240,8 +240,8 @@ spec:
 			"- side: consumer\n  providerAddresses: [10.0.0.4:20880]\n  parameters: {disabled: true}\n"+
 			"- side: consumer\n  parameters: {region: r0}\n", "")
 	})
-	if s := c.Snapshot(); len(s.Disabled) != 1 || s.Consumer.Params["region"] != "r0" {
-		t.Fatalf("disabled %d, configured consumer region %q", len(s.Disabled), s.Consumer.Params["region"])
+	if s := c.Snapshot(); len(s.Disabled) != 1 || s.Consumer.Params.Value("region") != "r0" {
+		t.Fatalf("disabled %d, configured consumer region %q", len(s.Disabled), s.Consumer.Params.Value("region"))
 	}
 	if got := hosts(call("queryAll", nil)); got != "[10.0.0.3]" {
 		t.Errorf("mesh subset ver v2 (configured on 10.0.0.3): %s", got)

@@ -37,8 +37,8 @@ func NewConfiguredSnapshot(consumer *router.URL, providers []*router.URL, rules 
 	var disabled []Disabled
 	var mocks, index []int
 	for i, p := range providers {
-		e := &urlEntry{u: p}
-		configureEntry(e, cfg, consumer, configured)
+		e := &cfgState{}
+		configureEntry(e, p, cfg, consumer, configured)
 		if !e.enabled {
 			disabled = append(disabled, Disabled{URL: p, Provider: e.prov})
 			continue

@@ -76,7 +76,7 @@ func (c *Configurator) Absent() bool { return c.URL.Protocol == "absent" }
 // priority is the URL's priority parameter as Java's getParameter(key, 0)
 // reads it; ok is false when it is set but not an int (Java throws).
 func (c *Configurator) priority() (int, bool) {
-	v := c.URL.Params[KeyPriority]
+	v := c.URL.Params.Value(KeyPriority)
 	if v == "" {
 		return 0, true
 	}
@@ -102,15 +102,15 @@ func javaBool(v string, def bool) bool {
 // else a new URL (u is never modified), and whether it applied.
 func (c *Configurator) Configure(u *router.URL, localHost string) (*router.URL, bool) {
 	cu := c.URL
-	if u == nil || !javaBool(cu.Params[KeyEnabled], true) || cu.Host == "" || u.Host == "" {
+	if u == nil || !javaBool(cu.Params.Value(KeyEnabled), true) || cu.Host == "" || u.Host == "" {
 		return u, false
 	}
-	if cu.Params[KeyConfigVersion] != "" { // v2.7 and above
-		cur, ok := u.Params[KeySide]
+	if cu.Params.Value(KeyConfigVersion) != "" { // v2.7 and above
+		cur, ok := u.Params.Get(KeySide)
 		if !ok { // Java: url.getSide() is null and equals() throws; nothing applies
 			return u, false
 		}
-		cs := cu.Params[KeySide]
+		cs := cu.Params.Value(KeySide)
 		switch {
 		case cur == cs && cs == SideConsumer:
 			return c.configureIfMatch(localHost, u)
@@ -126,14 +126,14 @@ func (c *Configurator) Configure(u *router.URL, localHost string) (*router.URL, 
 		}
 		return u, false
 	}
-	side := u.Params[KeySide]
+	side := u.Params.Value(KeySide)
 	if side == "" {
 		side = SideProvider
 	}
 	if side == SideConsumer {
 		return c.configureIfMatch(localHost, u)
 	}
-	side = u.Params[KeySide]
+	side = u.Params.Value(KeySide)
 	if side == "" {
 		side = SideConsumer
 	}
@@ -151,7 +151,7 @@ func (c *Configurator) configureIfMatch(host string, u *router.URL) (*router.URL
 	if !c.v27MatchOrUnset(u) {
 		return u, false
 	}
-	if strings.HasPrefix(cu.Params[KeyConfigVersion], "v3.0") {
+	if strings.HasPrefix(cu.Params.Value(KeyConfigVersion), "v3.0") {
 		if c.Match != nil && !c.Match.IsMatch(host, u) {
 			return u, false
 		}
@@ -168,7 +168,7 @@ func (c *Configurator) configureIfMatch(host string, u *router.URL) (*router.URL
 // application and the service key.
 func (c *Configurator) v27MatchOrUnset(u *router.URL) bool {
 	cu := c.URL
-	if providers := cu.Params[KeyProviderAddresses]; providers != "" {
+	if providers := cu.Params.Value(KeyProviderAddresses); providers != "" {
 		match := false
 		addr, port := u.Address(), strconv.Itoa(u.Port)
 		for _, a := range javaSplitComma(providers) {
@@ -192,7 +192,7 @@ func (c *Configurator) v27MatchOrUnset(u *router.URL) bool {
 // application is URL.getApplication(username): the application parameter,
 // else the user name.
 func application(u *router.URL) string {
-	if v := u.Params[KeyApplication]; v != "" {
+	if v := u.Params.Value(KeyApplication); v != "" {
 		return v
 	}
 	return u.Username
@@ -201,17 +201,17 @@ func application(u *router.URL) string {
 // ServiceKey is Java's URL.getServiceKey: [group/]interface[:version], the
 // interface being the interface parameter, else the path.
 func ServiceKey(u *router.URL) string {
-	iface := u.Params[KeyInterface]
-	if _, ok := u.Params[KeyInterface]; !ok {
+	iface := u.Params.Value(KeyInterface)
+	if _, ok := u.Params.Get(KeyInterface); !ok {
 		iface = u.Path
 	}
 	var b strings.Builder
-	if g := u.Params[KeyGroup]; g != "" {
+	if g := u.Params.Value(KeyGroup); g != "" {
 		b.WriteString(g)
 		b.WriteByte('/')
 	}
 	b.WriteString(iface)
-	if v := u.Params[KeyVersion]; v != "" {
+	if v := u.Params.Value(KeyVersion); v != "" {
 		b.WriteByte(':')
 		b.WriteString(v)
 	}
@@ -223,7 +223,7 @@ func ServiceKey(u *router.URL) string {
 // It returns the ~ keys (removed before configuring).
 func (c *Configurator) deprecatedConditionMatch(u *router.URL) ([]string, bool) {
 	var tilde []string
-	for k, v := range c.URL.Params {
+	for k, v := range c.URL.Params.All() {
 		t := strings.HasPrefix(k, "~")
 		if !t && k != KeyApplication && k != KeySide {
 			continue
@@ -236,7 +236,7 @@ func (c *Configurator) deprecatedConditionMatch(u *router.URL) ([]string, bool) 
 		if v == AnyValue {
 			continue
 		}
-		if got, ok := u.Params[name]; !ok || got != v {
+		if got, ok := u.Params.Get(name); !ok || got != v {
 			return nil, false
 		}
 	}
@@ -248,9 +248,9 @@ func (c *Configurator) deprecatedConditionMatch(u *router.URL) ([]string, bool) 
 // missing keys for absent://.
 func (c *Configurator) doConfigure(u *router.URL, extra []string) *router.URL {
 	out := *u
-	out.Params = make(map[string]string, len(u.Params)+len(c.URL.Params))
-	for k, v := range u.Params {
-		out.Params[k] = v
+	out.Params = router.ParamsOf(make(map[string]string, u.Params.Len()+c.URL.Params.Len()))
+	for k, v := range u.Params.All() {
+		out.Params.Set(k, v)
 	}
 	skip := func(k string) bool {
 		if conditionKeys[k] {
@@ -263,16 +263,16 @@ func (c *Configurator) doConfigure(u *router.URL, extra []string) *router.URL {
 		}
 		return false
 	}
-	for k, v := range c.URL.Params {
+	for k, v := range c.URL.Params.All() {
 		if skip(k) {
 			continue
 		}
 		if c.Absent() {
-			if _, ok := out.Params[k]; ok {
+			if _, ok := out.Params.Get(k); ok {
 				continue
 			}
 		}
-		out.Params[k] = v
+		out.Params.Set(k, v)
 	}
 	return &out
 }
@@ -282,8 +282,8 @@ func (c *Configurator) doConfigure(u *router.URL, extra []string) *router.URL {
 // included only as Java would remove them).
 func (c *Configurator) Params() map[string]string {
 	out := map[string]string{}
-	for k, v := range c.URL.Params {
-		if conditionKeys[k] || (strings.HasPrefix(k, "~") && !strings.HasPrefix(c.URL.Params[KeyConfigVersion], "v3.0")) {
+	for k, v := range c.URL.Params.All() {
+		if conditionKeys[k] || (strings.HasPrefix(k, "~") && !strings.HasPrefix(c.URL.Params.Value(KeyConfigVersion), "v3.0")) {
 			continue
 		}
 		out[k] = v
@@ -326,7 +326,7 @@ func sortList(l List) error {
 	})
 	if bad != nil {
 		return &ParseError{Field: "parameters.priority", Line: bad.Origin.Line,
-			Msg: "priority " + strconv.Quote(bad.URL.Params[KeyPriority]) + " is not an integer (Java fails sorting the configurators)"}
+			Msg: "priority " + strconv.Quote(bad.URL.Params.Value(KeyPriority)) + " is not an integer (Java fails sorting the configurators)"}
 	}
 	return nil
 }
@@ -378,8 +378,8 @@ func ToList(cs []*Configurator) (List, bool, error) {
 			out = List{}
 			break
 		}
-		n := len(u.Params)
-		if _, ok := u.Params["anyhost"]; ok {
+		n := u.Params.Len()
+		if _, ok := u.Params.Get("anyhost"); ok {
 			n--
 		}
 		if n == 0 {

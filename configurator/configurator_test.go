@@ -55,12 +55,12 @@ func TestAdminFixtures(t *testing.T) {
 		// Admin's key iface:: makes version ":": the rule never matches an
 		// unversioned provider (spec §5.8).
 		p := provider("dubbo://192.168.0.1:20880/org.apache.dubbo.demo.DemoService?interface=org.apache.dubbo.demo.DemoService&side=provider&weight=100")
-		if got, ok := r.List.Apply(p, "192.168.0.1"); len(ok) != 0 || got.Params["weight"] != "100" {
+		if got, ok := r.List.Apply(p, "192.168.0.1"); len(ok) != 0 || got.Params.Value("weight") != "100" {
 			t.Fatalf("applied to an unversioned provider: %v", got)
 		}
 		// With the version Admin's key really names (":"), it applies.
 		pv := provider("dubbo://192.168.0.1:20880/org.apache.dubbo.demo.DemoService?interface=org.apache.dubbo.demo.DemoService&side=provider&version=:")
-		if got, ok := r.List.Apply(pv, "192.168.0.1"); len(ok) != 1 || got.Params["weight"] != "50" {
+		if got, ok := r.List.Apply(pv, "192.168.0.1"); len(ok) != 1 || got.Params.Value("weight") != "50" {
 			t.Fatalf("not applied: %v", got)
 		}
 		// Provider-side items never change a consumer's view.
@@ -110,13 +110,13 @@ func TestAdminFixtures(t *testing.T) {
 		r := fixture(t, "go-timeout.yaml")
 		p := provider("dubbo://192.168.0.1:20880/org.apache.dubbo.demo.DemoService?interface=org.apache.dubbo.demo.DemoService&side=provider&timeout=1000")
 		got, applied := r.List.Apply(p, "192.168.0.1")
-		if len(applied) != 1 || got.Params["timeout"] != "3000" {
+		if len(applied) != 1 || got.Params.Value("timeout") != "3000" {
 			t.Fatalf("timeout: %v", got)
 		}
-		if _, ok := got.Params["__generate_by_cp"]; ok {
+		if _, ok := got.Params.Get("__generate_by_cp"); ok {
 			t.Fatal("__generate_by_cp is an item field, not a parameter")
 		}
-		if got.Params["providerAddresses"] != "0.0.0.0" {
+		if got.Params.Value("providerAddresses") != "0.0.0.0" {
 			t.Fatalf("providerAddresses leaks into the target as in Java: %v", got)
 		}
 	})
@@ -124,13 +124,13 @@ func TestAdminFixtures(t *testing.T) {
 		r := fixture(t, "go-retries.yaml")
 		l := consumerLists(r)
 		c, applied := l.ConfigureConsumer(router.MustParseURL(demoConsumer), localIP)
-		if len(applied) != 1 || c.Params["retries"] != "0" {
+		if len(applied) != 1 || c.Params.Value("retries") != "0" {
 			t.Fatalf("consumer retries: %v", c)
 		}
 	})
 	t.Run("go-accesslog", func(t *testing.T) {
 		r := fixture(t, "go-accesslog.yaml")
-		if len(r.URLs) != 2 || r.URLs[0].URL.Params["application"] != "demo-provider" || r.URLs[0].URL.Params["category"] != "appdynamicconfigurators" {
+		if len(r.URLs) != 2 || r.URLs[0].URL.Params.Value("application") != "demo-provider" || r.URLs[0].URL.Params.Value("category") != "appdynamicconfigurators" {
 			t.Fatalf("urls: %q", urls(r))
 		}
 		p := provider("dubbo://192.168.0.2:20880/org.apache.dubbo.demo.DemoService?application=demo-provider&interface=org.apache.dubbo.demo.DemoService&side=provider")
@@ -139,7 +139,7 @@ func TestAdminFixtures(t *testing.T) {
 		// Item 1: address wildcard "ip:*" is compared with the host alone
 		// and never matches.
 		got, applied := r.List.Apply(p, "192.168.0.2")
-		if len(applied) != 1 || applied[0].Origin.Item != 0 || got.Params["accesslog"] != "true" {
+		if len(applied) != 1 || applied[0].Origin.Item != 0 || got.Params.Value("accesslog") != "true" {
 			t.Fatalf("applied %v -> %v", applied, got)
 		}
 	})
@@ -147,10 +147,10 @@ func TestAdminFixtures(t *testing.T) {
 		r := fixture(t, "go-flow-weight.yaml")
 		hz := provider("dubbo://192.168.0.1:20880/org.apache.dubbo.demo.DemoService?application=demo-provider&region=hz&side=provider")
 		sh := provider("dubbo://192.168.0.3:20880/org.apache.dubbo.demo.DemoService?application=demo-provider&region=sh&side=provider")
-		if got, _ := r.List.Apply(hz, hz.Host); got.Params["weight"] != "50" {
+		if got, _ := r.List.Apply(hz, hz.Host); got.Params.Value("weight") != "50" {
 			t.Fatalf("hz: %v", got)
 		}
-		if got, _ := r.List.Apply(sh, sh.Host); got.Params["weight"] != "" {
+		if got, _ := r.List.Apply(sh, sh.Host); got.Params.Value("weight") != "" {
 			t.Fatalf("sh: %v", got)
 		}
 	})
@@ -167,7 +167,7 @@ func TestAdminFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, applied := r2.List.Apply(p, p.Host); len(applied) != 1 || got.Params["weight"] != "200" {
+		if got, applied := r2.List.Apply(p, p.Host); len(applied) != 1 || got.Params.Value("weight") != "200" {
 			t.Fatalf("cird: %v", got)
 		}
 	})
@@ -190,12 +190,12 @@ func TestSortOrder(t *testing.T) {
 	}
 	c := router.MustParseURL("consumer://10.0.0.9/com.foo.Bar?side=consumer")
 	got, _ := l.Apply(c, "10.0.0.9")
-	if got.Params["timeout"] != "3" {
-		t.Fatalf("timeout = %s", got.Params["timeout"])
+	if got.Params.Value("timeout") != "3" {
+		t.Fatalf("timeout = %s", got.Params.Value("timeout"))
 	}
 	l2, _, _ := FromURLs(us[1:], Origin{Key: "registry"})
-	if got, _ := l2.Apply(c, "10.0.0.9"); got.Params["timeout"] != "1" {
-		t.Fatalf("priority: timeout = %s", got.Params["timeout"])
+	if got, _ := l2.Apply(c, "10.0.0.9"); got.Params.Value("timeout") != "1" {
+		t.Fatalf("priority: timeout = %s", got.Params.Value("timeout"))
 	}
 	// empty:// clears; no parameters skipped; nothing keeps.
 	if l, ok, _ := FromURLs([]*router.URL{us[0], router.MustParseURL("empty://0.0.0.0/com.foo.Bar?category=configurators")}, Origin{}); !ok || len(l) != 0 {

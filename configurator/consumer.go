@@ -69,18 +69,18 @@ func (l *Lists) ConfigureProvider(provider, consumer *router.URL, localHost stri
 		return p
 	}
 	o := &router.URL{Protocol: provider.Protocol, Username: provider.Username, Password: provider.Password,
-		Host: provider.Host, Port: provider.Port, Path: provider.Path, Params: map[string]string{}}
+		Host: provider.Host, Port: provider.Port, Path: provider.Path}
 	add := func(k, v string) {
 		if v != "" {
-			o.Params[k] = v
+			o.Params.Set(k, v)
 		}
 	}
 	if consumer != nil {
-		add(KeyApplication, consumer.Params[KeyApplication])
-		add(KeySide, consumer.Params[KeySide])
+		add(KeyApplication, consumer.Params.Value(KeyApplication))
+		add(KeySide, consumer.Params.Value(KeySide))
 	}
-	add(KeyGroup, provider.Params[KeyGroup])
-	add(KeyVersion, provider.Params[KeyVersion])
+	add(KeyGroup, provider.Params.Value(KeyGroup))
+	add(KeyVersion, provider.Params.Value(KeyVersion))
 	for li, list := range l {
 		for _, c := range list {
 			var ok bool
@@ -119,28 +119,28 @@ func (l *Lists) ConfigureConsumer(consumer *router.URL, localHost string) (*rout
 // provider-first, else the provider's. ok is false for Java's null.
 func (p *Provider) Param(key string) (string, bool) {
 	if p.Override != nil {
-		if v := p.Override.Params[key]; v != "" {
+		if v := p.Override.Params.Value(key); v != "" {
 			return v, true
 		}
 	}
 	switch key {
 	case KeyGroup, KeyVersion, KeyApplication:
-		v, ok := p.URL.Params[key]
+		v, ok := p.URL.Params.Get(key)
 		return v, ok
 	case KeySide:
 		return SideConsumer, true
 	case KeyCategory:
-		if v, ok := p.URL.Params[key]; ok && v != "" {
+		if v, ok := p.URL.Params.Get(key); ok && v != "" {
 			return v, true
 		}
 		return "providers", true
 	}
 	if p.Consumer != nil && !providerFirst[key] {
-		if v := p.Consumer.Params[key]; v != "" {
+		if v := p.Consumer.Params.Value(key); v != "" {
 			return v, true
 		}
 	}
-	v, ok := p.URL.Params[key]
+	v, ok := p.URL.Params.Get(key)
 	return v, ok
 }
 
@@ -170,7 +170,7 @@ func (p *Provider) Changed() map[string]string {
 	}
 	var out map[string]string
 	for k := range written {
-		v, ok := p.Override.Params[k]
+		v, ok := p.Override.Params.Get(k)
 		if !ok || v == "" {
 			continue
 		}
@@ -187,7 +187,7 @@ func (p *Provider) Changed() map[string]string {
 func (p *Provider) DisabledBy() *Applied {
 	for i := len(p.Applied) - 1; i >= 0; i-- {
 		ps := p.Applied[i].Configurator.URL.Params
-		if _, ok := ps[KeyDisabled]; ok {
+		if ps.Has(KeyDisabled) {
 			return &p.Applied[i]
 		}
 	}
@@ -200,16 +200,16 @@ func (p *Provider) DisabledBy() *Applied {
 func (p *Provider) MethodParam(method, key string) (string, bool) {
 	mk := method + "." + key
 	if p.Override != nil {
-		if v := p.Override.Params[mk]; v != "" {
+		if v := p.Override.Params.Value(mk); v != "" {
 			return v, true
 		}
 	}
 	if p.Consumer != nil {
-		if v := p.Consumer.Params[mk]; v != "" {
+		if v := p.Consumer.Params.Value(mk); v != "" {
 			return v, true
 		}
 	}
-	if v := p.URL.Params[mk]; v != "" {
+	if v := p.URL.Params.Value(mk); v != "" {
 		return v, true
 	}
 	return p.Param(key)

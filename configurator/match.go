@@ -36,7 +36,7 @@ func (m *Match) IsMatch(host string, u *router.URL) bool {
 		return false
 	}
 	if m.App != nil {
-		v, ok := u.Params[KeyApplication]
+		v, ok := u.Params.Get(KeyApplication)
 		if !m.App.IsMatch(v, ok) {
 			return false
 		}
@@ -187,6 +187,6 @@ func (p *ParamMatch) IsMatch(u *router.URL) bool {
 	if p.Key == nil || p.Value == nil {
 		return false
 	}
-	v, ok := u.Params[*p.Key]
+	v, ok := u.Params.Get(*p.Key)
 	return p.Value.IsMatch(v, ok)
 }

@@ -106,12 +106,12 @@ func Parse(key, content string) (*Rule, error) {
 	// AbstractConfiguratorListener strips these "security keys" first.
 	for _, c := range r.URLs {
 		for _, k := range securityKeys {
-			if _, ok := c.URL.Params[k]; ok {
+			if _, ok := c.URL.Params.Get(k); ok {
 				cp := *c.URL
-				cp.Params = make(map[string]string, len(c.URL.Params))
-				for pk, pv := range c.URL.Params {
+				cp.Params = router.ParamsOf(make(map[string]string, c.URL.Params.Len()))
+				for pk, pv := range c.URL.Params.All() {
 					if !isSecurityKey(pk) {
-						cp.Params[pk] = pv
+						cp.Params.Set(pk, pv)
 					}
 				}
 				c.URL = &cp
@@ -170,10 +170,10 @@ func parseJavaURL(s string) (*router.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	if v, ok := u.Params[KeySide]; ok && v != "" {
+	if v, ok := u.Params.Get(KeySide); ok && v != "" {
 		switch strings.ToLower(v) {
 		case SideConsumer, SideProvider:
-			u.Params[KeySide] = strings.ToLower(v)
+			u.Params.Set(KeySide, strings.ToLower(v))
 		default:
 			return nil, fmt.Errorf("side %q: Java accepts only consumer or provider", v)
 		}

@@ -29,7 +29,7 @@ func RegistryList(consumer *router.URL, urls []*router.URL, origin Origin) (List
 		if u == nil || !RegistryMatch(consumer, u) {
 			continue
 		}
-		if u.Params["compatible_config"] != "" || !isConfiguratorURL(u) {
+		if u.Params.Value("compatible_config") != "" || !isConfiguratorURL(u) {
 			continue
 		}
 		o := origin
@@ -50,7 +50,7 @@ func isConfiguratorURL(u *router.URL) bool {
 }
 
 func category(u *router.URL) string {
-	if c := u.Params[KeyCategory]; c != "" {
+	if c := u.Params.Value(KeyCategory); c != "" {
 		return c
 	}
 	return "providers"
@@ -64,14 +64,14 @@ func RegistryMatch(consumer, u *router.URL) bool {
 	if ci != "*" && pi != "*" && ci != pi {
 		return false
 	}
-	cats := consumer.Params[KeyCategory]
+	cats := consumer.Params.Value(KeyCategory)
 	if cats == "" {
 		cats = ConsumerCategories
 	}
 	if !matchCategory(category(u), cats) {
 		return false
 	}
-	if v := u.Params[KeyEnabled]; v != "" && !strings.EqualFold(v, "true") && consumer.Params[KeyEnabled] != "*" {
+	if v := u.Params.Value(KeyEnabled); v != "" && !strings.EqualFold(v, "true") && consumer.Params.Value(KeyEnabled) != "*" {
 		return false
 	}
 	cg, cgOK := param(consumer, KeyGroup)
@@ -88,7 +88,7 @@ func RegistryMatch(consumer, u *router.URL) bool {
 
 // param is URL.getParameter: absent (Java's null) when missing or empty.
 func param(u *router.URL, k string) (string, bool) {
-	v := u.Params[k]
+	v := u.Params.Value(k)
 	return v, v != ""
 }
 

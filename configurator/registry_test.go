@@ -55,7 +55,7 @@ func TestRegistryList(t *testing.T) {
 		router.MustParseURL("override://0.0.0.0/" + iface + "?category=configurators&weight=2&priority=5"),
 		router.MustParseURL("override://0.0.0.0/" + iface + "?category=configurators&weight=3&priority=1"),
 	}, Origin{Key: "registry"})
-	if err != nil || len(l) != 3 || l[0].URL.Params["weight"] != "3" || l[1].URL.Params["weight"] != "2" || l[2].URL.Params["weight"] != "1" {
+	if err != nil || len(l) != 3 || l[0].URL.Params.Value("weight") != "3" || l[1].URL.Params.Value("weight") != "2" || l[2].URL.Params.Value("weight") != "1" {
 		t.Fatalf("order: %v %v", l, err)
 	}
 }

@@ -285,9 +285,9 @@ func reference(r ref, holds []extension.Hold) Reference {
 		if u == nil {
 			continue
 		}
-		p := Provider{Address: u.Address(), Application: u.Application(), Tag: u.Params["dubbo.tag"], URL: providerURL(s, i)}
+		p := Provider{Address: u.Address(), Application: u.Application(), Tag: u.Params.Value("dubbo.tag"), URL: providerURL(s, i)}
 		for _, k := range shownParams {
-			if v, ok := u.Params[k]; ok {
+			if v, ok := u.Params.Get(k); ok {
 				if p.Params == nil {
 					p.Params = map[string]string{}
 				}

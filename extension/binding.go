@@ -156,7 +156,7 @@ func newBinding(u *common.URL) *Binding {
 	b.cancelRef = []func(){c1, c2}
 	// Java 3.3.6 compiles its affinity routers in without registering them;
 	// a consumer runs the service affinity router only when it asks for it.
-	if consumer.Params[AffinityParam] == "true" {
+	if consumer.Params.Value(AffinityParam) == "true" {
 		key := strings.TrimSuffix(serviceRuleKey(consumer), ConditionSuffix) + rules.AffinitySuffix
 		aff, c3 := store.subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
 		b.dynamic[cluster.SlotAffinity] = aff
@@ -212,21 +212,21 @@ func (b *Binding) release() {
 // parameters plus pid, ip and protocol).
 func consumerView(ref *common.URL) *router.URL {
 	ip := common.GetLocalIp()
-	c := &router.URL{Protocol: "consumer", Host: ip, Params: map[string]string{}}
+	c := &router.URL{Protocol: "consumer", Host: ip}
 	ref.RangeParams(func(k, v string) bool {
-		c.Params[k] = v
+		c.Params.Set(k, v)
 		return true
 	})
-	c.Params["pid"] = strconv.Itoa(os.Getpid())
-	c.Params["ip"] = ip
-	c.Params["protocol"] = ref.Protocol
+	c.Params.Set("pid", strconv.Itoa(os.Getpid()))
+	c.Params.Set("ip", ip)
+	c.Params.Set("protocol", ref.Protocol)
 	iface := ref.GetParam(constant.InterfaceKey, "")
 	if iface == "" {
 		iface = ref.Service()
 	}
 	c.Path = iface
-	if c.Params[constant.InterfaceKey] == "" {
-		c.Params[constant.InterfaceKey] = iface
+	if c.Params.Value(constant.InterfaceKey) == "" {
+		c.Params.Set(constant.InterfaceKey, iface)
 	}
 	return c
 }
@@ -234,11 +234,11 @@ func consumerView(ref *common.URL) *router.URL {
 // serviceRuleKey is Java's <interface>:<version>:<group>.condition-router
 // (version 0.0.0 counts as none).
 func serviceRuleKey(c *router.URL) string {
-	v := c.Params["version"]
+	v := c.Params.Value("version")
 	if v == "0.0.0" {
 		v = ""
 	}
-	return c.Interface() + ":" + v + ":" + c.Params["group"] + ConditionSuffix
+	return c.Interface() + ":" + v + ":" + c.Params.Value("group") + ConditionSuffix
 }
 
 func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
@@ -321,7 +321,7 @@ func (b *Binding) switchProviderApp(app string) {
 	// subscribing logs why a script rule written there has no effect.
 	_, c4 := store.subscribe(app+rules.ScriptSuffix, rules.KindScript, nil)
 	b.cancelApp = append(b.cancelApp, c4)
-	if app != b.consumerApp && b.consumer.Params[AffinityParam] == "true" {
+	if app != b.consumerApp && b.consumer.Params.Value(AffinityParam) == "true" {
 		// dubboroute's provider-application affinity router (order 135).
 		aa, c5 := store.subscribe(app+rules.AffinitySuffix, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinityApp, r) })
 		b.dynamic[cluster.SlotAffinityApp] = aa

@@ -189,12 +189,12 @@ func (pe *providerExport) apply() {
 	next := pe.original.Clone()
 	if u != orig {
 		pe.original.RangeParams(func(k, _ string) bool {
-			if _, ok := u.Params[k]; !ok {
+			if _, ok := u.Params.Get(k); !ok {
 				next.DelParam(k)
 			}
 			return true
 		})
-		for k, v := range u.Params {
+		for k, v := range u.Params.All() {
 			next.SetParam(k, v)
 		}
 	}

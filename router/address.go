@@ -63,12 +63,18 @@ var ErrHostUnresolved = errors.New("hostname did not resolve to an IPv4 address"
 type AddressPattern struct {
 	text string
 	kind patternKind
-	v4   familyMatcher // how Java reads the pattern for an IPv4 host
-	v6   familyMatcher // how Java reads the pattern for an IPv6 host
-	// CIDR range as 128-bit numbers: Java's CIDRUtils compares the unsigned
-	// value of the host's 4 or 16 address bytes against it, whatever the family.
-	cidrLo, cidrHi u128
+	// How Java reads the pattern for an IPv4 and for an IPv6 host; nil when
+	// Java throws for hosts of that family (no match). Pointers, because a
+	// rule lists literal addresses by the thousand and a literal has one
+	// reading: 80 bytes a pattern.
+	v4, v6 *familyMatcher
+	cidr   *cidrRange // kindCIDR
 }
+
+// cidrRange is a CIDR range as 128-bit numbers: Java's CIDRUtils compares
+// the unsigned value of the host's 4 or 16 address bytes against it,
+// whatever the family.
+type cidrRange struct{ lo, hi u128 }
 
 type patternKind uint8
 
@@ -79,16 +85,21 @@ const (
 	kindHost
 )
 
-// familyMatcher is one family's reading of a non-CIDR pattern.
+// familyMatcher is one family's reading of a non-CIDR pattern. Rules list
+// literal addresses by the thousand (a tag's gray pool), so the ranges of
+// an expression pattern are kept apart: a literal costs 48 bytes a family.
 type familyMatcher struct {
 	ok          bool       // false: Java throws for hosts of this family -> no match
-	port        int        // required port, -1 for any
-	anyHostPort int        // "0.0.0.0:port": every host of the family on port; -1 none
 	exact       bool       // compare with addr (literal or resolved hostname)
+	port        int32      // required port, -1 for any
+	anyHostPort int32      // "0.0.0.0:port": every host of the family on port; -1 none
 	addr        netip.Addr // invalid when a hostname did not resolve: never matches
-	parts       int        // 4 or 8 expression parts when !exact
-	lo, hi      [8]int64   // inclusive range per octet / group
+	rng         *partRanges
 }
+
+// partRanges are the inclusive ranges of an expression pattern's 4 octets
+// or 8 groups (Java parses range bounds as int).
+type partRanges struct{ lo, hi [8]int32 }
 
 type u128 struct{ hi, lo uint64 }
 
@@ -141,9 +152,14 @@ func ParseAddressPatternWith(s string, resolve func(host string) ([]string, erro
 		return p, nil
 	}
 	p.kind = kindHost
-	var err4, err6 error
-	p.v4, err4 = parseV4(s, resolve)
-	p.v6, err6 = parseV6(s)
+	v4, err4 := parseV4(s, resolve)
+	v6, err6 := parseV6(s)
+	if v4.ok {
+		p.v4 = &v4
+	}
+	if v6.ok {
+		p.v6 = &v6
+	}
 	if errors.Is(err4, ErrHostUnresolved) {
 		return p, fmt.Errorf("address pattern %q: %w", s, err4)
 	}
@@ -179,7 +195,7 @@ func (p *AddressPattern) parseCIDR(s string) error {
 		return fmt.Errorf("CIDR prefix /%d is longer than the %d-bit address", bits, a.BitLen())
 	}
 	pfx := netip.PrefixFrom(a, bits).Masked()
-	p.cidrLo = addrValue(pfx.Addr())
+	lo := addrValue(pfx.Addr())
 	host := uint(a.BitLen() - bits) // host bits: hi gets what exceeds 64
 	span := u128{}
 	switch {
@@ -190,7 +206,7 @@ func (p *AddressPattern) parseCIDR(s string) error {
 	default:
 		span = u128{lo: 1<<host - 1}
 	}
-	p.cidrHi = u128{hi: p.cidrLo.hi | span.hi, lo: p.cidrLo.lo | span.lo}
+	p.cidr = &cidrRange{lo: lo, hi: u128{hi: lo.hi | span.hi, lo: lo.lo | span.lo}}
 	return nil
 }
 
@@ -229,9 +245,9 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 		if err != nil {
 			return familyMatcher{}, err
 		}
-		m.port = pt
+		m.port = int32(pt)
 		if s == "0.0.0.0:"+portText {
-			m.anyHostPort = pt
+			m.anyHostPort = int32(pt)
 		}
 	}
 	mask := javastr.Split(host, ".")
@@ -259,13 +275,13 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 		}
 		return m, fmt.Errorf("hostname %q: %w; the pattern matches nothing", host, ErrHostUnresolved)
 	}
-	m.parts = 4
+	m.rng = &partRanges{}
 	for i, part := range mask {
 		lo, hi, err := parsePart(part, false)
 		if err != nil {
 			return familyMatcher{}, fmt.Errorf("octet %d: %w", i+1, err)
 		}
-		m.lo[i], m.hi[i] = lo, hi
+		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
 	}
 	return m, nil
 }
@@ -278,7 +294,7 @@ func parseV6(s string) (familyMatcher, error) {
 		if err != nil {
 			return familyMatcher{}, err
 		}
-		m.port = pt
+		m.port = int32(pt)
 	}
 	mask := javastr.Split(host, ":")
 	expr := hasExpression(host)
@@ -300,13 +316,13 @@ func parseV6(s string) (familyMatcher, error) {
 		m.exact, m.addr = true, a
 		return m, nil
 	}
-	m.parts = 8
+	m.rng = &partRanges{}
 	for i, part := range mask {
 		lo, hi, err := parsePart(part, true)
 		if err != nil {
 			return familyMatcher{}, fmt.Errorf("group %d: %w", i+1, err)
 		}
-		m.lo[i], m.hi[i] = lo, hi
+		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
 	}
 	return m, nil
 }
@@ -385,28 +401,32 @@ func (p AddressPattern) MatchAddr(a netip.Addr, port int) bool {
 	a = a.Unmap().WithZone("")
 	if p.kind == kindCIDR {
 		v := addrValue(a)
-		return !v.less(p.cidrLo) && !p.cidrHi.less(v)
+		return p.cidr != nil && !v.less(p.cidr.lo) && !p.cidr.hi.less(v)
 	}
 	if a.Is4() {
-		return p.v4.match(a, port)
+		return p.v4 != nil && p.v4.match(a, port)
 	}
-	return p.v6.match(a, port)
+	return p.v6 != nil && p.v6.match(a, port)
 }
 
 func (m *familyMatcher) match(a netip.Addr, port int) bool {
-	if !m.ok || (m.port >= 0 && m.port != port) {
+	if !m.ok || (m.port >= 0 && int(m.port) != port) {
 		return false
 	}
-	if m.anyHostPort >= 0 && m.anyHostPort == port {
+	if m.anyHostPort >= 0 && int(m.anyHostPort) == port {
 		return true
 	}
 	if m.exact {
 		return m.addr.IsValid() && m.addr == a
 	}
+	r := m.rng
+	if r == nil {
+		return false
+	}
 	if a.Is4() {
 		b := a.As4()
 		for i := 0; i < 4; i++ {
-			if v := int64(b[i]); v < m.lo[i] || v > m.hi[i] {
+			if v := int32(b[i]); v < r.lo[i] || v > r.hi[i] {
 				return false
 			}
 		}
@@ -414,7 +434,7 @@ func (m *familyMatcher) match(a netip.Addr, port int) bool {
 	}
 	b := a.As16()
 	for i := 0; i < 8; i++ {
-		if v := int64(b[2*i])<<8 | int64(b[2*i+1]); v < m.lo[i] || v > m.hi[i] {
+		if v := int32(b[2*i])<<8 | int32(b[2*i+1]); v < r.lo[i] || v > r.hi[i] {
 			return false
 		}
 	}

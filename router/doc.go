@@ -9,4 +9,9 @@
 // evaluates what varies per call (method, arguments, attachments) and combines
 // precomputed Sets. Set operations are memoised per Universe, so routing a call
 // costs the same at 10 providers as at 10,000 and allocates nothing once warm.
+//
+// A URL's parameters (Params) are a map or, for the provider URLs a chain
+// keeps, packed over a ParamTable of interned keys, values and key lists:
+// a fleet of 10,000 providers then costs a few dozen bytes of parameters
+// per provider instead of a map each.
 package router

@@ -3,7 +3,6 @@ package router
 import (
 	"fmt"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -21,9 +20,10 @@ type URL struct {
 	Port     int
 	Path     string
 	// Params are the URL's own parameters, values as written (not decoded).
-	Params map[string]string
-
-	raw string
+	// They also hold the text a parsed URL came from (Raw): a chain keeps
+	// a URL per provider, and 16 bytes more would cost each one a size
+	// class.
+	Params Params
 }
 
 // ParseURL parses a Dubbo URL as Java's URL.valueOf does for an already
@@ -34,7 +34,7 @@ func ParseURL(s string) (*URL, error) {
 	if s == "" {
 		return nil, fmt.Errorf("parse url: empty")
 	}
-	u := &URL{Params: map[string]string{}, raw: raw}
+	u := &URL{Params: Params{x: &paramsX{raw: raw}}}
 	if i := strings.IndexByte(s, '?'); i >= 0 {
 		for _, kv := range strings.Split(s[i+1:], "&") {
 			if kv == "" {
@@ -49,7 +49,7 @@ func ParseURL(s string) (*URL, error) {
 			if k == "" {
 				continue
 			}
-			u.Params[k] = v
+			u.Params.Set(k, v)
 		}
 		s = s[:i]
 	}
@@ -132,7 +132,7 @@ func (u *URL) Address() string {
 }
 
 // Param returns a URL parameter.
-func (u *URL) Param(key string) string { return u.Params[key] }
+func (u *URL) Param(key string) string { return u.Params.Value(key) }
 
 // Get looks a key up the way Java's URL.toOriginalMap would expose it.
 func (u *URL) Get(key string) (string, bool) {
@@ -159,8 +159,7 @@ func (u *URL) Get(key string) (string, bool) {
 		}
 		return u.Address(), true
 	}
-	v, ok := u.Params[key]
-	return v, ok
+	return u.Params.Get(key)
 }
 
 // RawParameter is Java's URL.getRawParameter, used for $ references: the
@@ -181,16 +180,15 @@ func (u *URL) RawParameter(key string) (string, bool) {
 	case "path":
 		return u.Path, u.Path != ""
 	}
-	v, ok := u.Params[key]
-	return v, ok
+	return u.Params.Get(key)
 }
 
 // Application is the URL's application parameter.
-func (u *URL) Application() string { return u.Params["application"] }
+func (u *URL) Application() string { return u.Params.Value("application") }
 
 // Interface is the interface parameter, else the path.
 func (u *URL) Interface() string {
-	if v := u.Params["interface"]; v != "" {
+	if v := u.Params.Value("interface"); v != "" {
 		return v
 	}
 	return u.Path
@@ -198,7 +196,7 @@ func (u *URL) Interface() string {
 
 // ServiceKey is Java's colon-separated rule key: interface:version:group.
 func (u *URL) ServiceKey() string {
-	return u.Interface() + ":" + u.Params["version"] + ":" + u.Params["group"]
+	return u.Interface() + ":" + u.Params.Value("version") + ":" + u.Params.Value("group")
 }
 
 // String renders the URL with parameters in alphabetical order, as Java does.
@@ -221,23 +219,26 @@ func (u *URL) String() string {
 		b.WriteString("/")
 		b.WriteString(u.Path)
 	}
-	keys := make([]string, 0, len(u.Params))
-	for k := range u.Params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for i, k := range keys {
-		if i == 0 {
+	first := true
+	for k, v := range u.Params.All() {
+		if first {
 			b.WriteString("?")
+			first = false
 		} else {
 			b.WriteString("&")
 		}
 		b.WriteString(k)
 		b.WriteString("=")
-		b.WriteString(u.Params[k])
+		b.WriteString(v)
 	}
 	return b.String()
 }
 
 // Raw is the text the URL was parsed from (empty for URLs built in code).
-func (u *URL) Raw() string { return u.raw }
+// Assigning other Params (ParamsOf, Clone) drops it; Set and Delete keep it.
+func (u *URL) Raw() string {
+	if u.Params.enc != "" || u.Params.x == nil {
+		return ""
+	}
+	return u.Params.x.raw
+}

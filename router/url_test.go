@@ -52,7 +52,7 @@ func TestParseURLIPv6AndErrors(t *testing.T) {
 
 func TestParseEncodedURL(t *testing.T) {
 	u, err := ParseEncodedURL("dubbo%3A%2F%2F10.0.0.1%3A20880%2Fcom.foo.Bar%3Fdubbo.tag%3Dgray")
-	if err != nil || u.Params["dubbo.tag"] != "gray" || u.Port != 20880 {
+	if err != nil || u.Params.Value("dubbo.tag") != "gray" || u.Port != 20880 {
 		t.Fatalf("%v %+v", err, u)
 	}
 }

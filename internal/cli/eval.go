@@ -646,7 +646,7 @@ func (p *prepared) configuredInfo() []ConfiguredInfo {
 		ci := ConfiguredInfo{ID: "consumer", By: by(s.ConsumerApplied), Params: map[string]string{}}
 		for _, a := range s.ConsumerApplied {
 			for k := range a.Configurator.Params() {
-				if v, ok := s.Consumer.Params[k]; ok {
+				if v, ok := s.Consumer.Params.Get(k); ok {
 					ci.Params[k] = v
 				}
 			}

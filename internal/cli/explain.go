@@ -327,7 +327,7 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 // equal values, or "*" on the consumer side.
 func matchesService(u *router.URL, version, group string) bool {
 	ok := func(want, have string) bool { return want == "*" || want == have }
-	return ok(version, u.Params["version"]) && ok(group, u.Params["group"])
+	return ok(version, u.Params.Value("version")) && ok(group, u.Params.Value("group"))
 }
 
 // explainCase evaluates the case like route and adds the gray decision.

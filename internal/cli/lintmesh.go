@@ -77,7 +77,7 @@ func (l *linter) mesh(k rules.Key, content string) {
 	// Subsets against the given providers (only the application's count).
 	consumer := l.opts.consumer
 	if consumer == nil {
-		consumer = &router.URL{Params: map[string]string{}}
+		consumer = &router.URL{}
 	}
 	var mine []*router.URL
 	for _, p := range l.opts.providers {

@@ -101,7 +101,7 @@ func wildcardMatch(pattern, s string) bool {
 func (m *ProviderMatcher) matches(u *router.URL) bool {
 	switch {
 	case m.Tag != "":
-		return u.Params["dubbo.tag"] == m.Tag
+		return u.Params.Value("dubbo.tag") == m.Tag
 	case m.Address != "":
 		return m.addr.Match(u.Host, u.Port)
 	}

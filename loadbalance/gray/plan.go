@@ -217,7 +217,7 @@ func Compile(in Input, opts Options) *Plan {
 	}
 	consumer := in.Consumer
 	if consumer == nil {
-		consumer = &router.URL{Params: map[string]string{}}
+		consumer = &router.URL{}
 	}
 
 	// Pools.
@@ -228,14 +228,14 @@ func Compile(in Input, opts Options) *Plan {
 	var grayU, normalU []*router.URL
 	for i, u := range in.Providers {
 		if u == nil {
-			u = &router.URL{Params: map[string]string{}}
+			u = &router.URL{}
 		}
 		p.addrs[i] = u.Address()
 		var g bool
 		if rule != nil && rule.GrayProviders != nil {
 			g = rule.GrayProviders.matches(u)
 		} else {
-			g = u.Params[o.StatusParam] == o.GrayStatus
+			g = u.Params.Value(o.StatusParam) == o.GrayStatus
 		}
 		p.isGray[i] = g
 		m := member{index: i, address: p.addrs[i], weight: weightFor(u, "")}
@@ -276,7 +276,7 @@ func Compile(in Input, opts Options) *Plan {
 		p.userSlot = slot(o.UserKey)
 		p.userRef = "attachment:" + o.UserKey
 		p.defaultUsers = map[string]struct{}{}
-		for _, id := range strings.Split(consumer.Params[o.GrayUsersParam], ",") {
+		for _, id := range strings.Split(consumer.Params.Value(o.GrayUsersParam), ",") {
 			if id = strings.TrimSpace(id); id != "" {
 				p.defaultUsers[id] = struct{}{}
 			}

@@ -106,7 +106,7 @@ func TestOptionsRenameEveryName(t *testing.T) {
 		router.MustParseURL("dubbo://10.0.0.2:2/s?status=gray"),
 	}
 	cons := router.MustParseURL("consumer://10.0.0.9/s?canaryUsers=u7,%20u8&grayUserids=u9")
-	cons.Params["canaryUsers"] = "u7, u8"
+	cons.Params.Set("canaryUsers", "u7, u8")
 	p := Compile(Input{Consumer: cons, Providers: provs}, Options{UserKey: "uid", GrayUsersParam: "canaryUsers", StatusParam: "stage", GrayStatus: "canary"})
 	if !p.IsGray(0) || p.IsGray(1) {
 		t.Fatal("renamed provider status not used")

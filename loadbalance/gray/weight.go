@@ -103,7 +103,7 @@ type member struct {
 // (Java would throw on a malformed number and fail the call; falling back to
 // the default keeps traffic flowing and lint reports it).
 func paramInt(u *router.URL, key string) (int64, bool) {
-	s, ok := u.Params[key]
+	s, ok := u.Params.Get(key)
 	if !ok {
 		return 0, false
 	}
@@ -118,7 +118,7 @@ func paramInt(u *router.URL, key string) (int64, bool) {
 // method-level weight: Java's "<method>.weight" and dubbo-go's
 // "methods.<method>.weight".
 func methodWeightKeys(u *router.URL, into map[string]struct{}) {
-	for k := range u.Params {
+	for k := range u.Params.All() {
 		if m, ok := strings.CutSuffix(k, ".weight"); ok && m != "" {
 			m = strings.TrimPrefix(m, "methods.")
 			if m != "" {

@@ -209,7 +209,7 @@ func CompileFor(r *Rule, u *router.Universe, own, routed *router.URL, urls []*ro
 		c.ids[i] = l.Add(scope, br)
 	}
 	c.cnt = l.Build(r)
-	cv, ok := own.Params[r.Key]
+	cv, ok := own.Params.Get(r.Key)
 	c.noValue = !ok
 	c.hasKey = u.Build(func(i int) bool {
 		_, present := urls[i].Get(r.Key)

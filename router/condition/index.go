@@ -2,6 +2,7 @@ package condition
 
 import (
 	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -96,6 +97,9 @@ type keyIndex struct {
 func (x *ProviderIndex) key(key string) *keyIndex {
 	if ki := x.keys[key]; ki != nil {
 		ki.used = true
+		if ki.byValue == nil { // trimmed
+			ki.regroup(x.words)
+		}
 		return ki
 	}
 	if x.keys == nil {
@@ -176,6 +180,44 @@ func (x *ProviderIndex) key(key string) *keyIndex {
 		counts[id]++
 		ki.present[i>>6] |= 1 << (uint(i) & 63)
 	}
+	ki.group(counts)
+	x.keys[key] = ki
+	return ki
+}
+
+// Trim drops what only Compile reads, keeping each key's values by member:
+// what NewProviderIndexFrom carries over to the next snapshot's index (a
+// key like address has a value per provider, so the groups and the lookup
+// map would double what a chain keeps between rebuilds). A trimmed key is
+// regrouped, without reading a URL, if a Compile asks for it again.
+func (x *ProviderIndex) Trim() {
+	for _, ki := range x.keys {
+		ki.byValue, ki.start, ki.members, ki.present = nil, nil, nil, nil
+		ki.ids = slices.Clip(ki.ids)
+		ki.values = slices.Clip(ki.values)
+	}
+}
+
+// regroup rebuilds a trimmed key from its values and ids.
+func (ki *keyIndex) regroup(words int) {
+	ki.byValue = make(map[string]int32, len(ki.values))
+	for v, s := range ki.values {
+		ki.byValue[s] = int32(v)
+	}
+	ki.present = make([]uint64, words)
+	counts := make([]int32, len(ki.values))
+	for i, id := range ki.ids {
+		if id >= 0 {
+			counts[id]++
+			ki.present[i>>6] |= 1 << (uint(i) & 63)
+		}
+	}
+	ki.group(counts)
+}
+
+// group sorts the members by value (counts[v]: members with value v; the
+// slice is reused).
+func (ki *keyIndex) group(counts []int32) {
 	// Counting sort of the members by value: one flat slice instead of one
 	// slice per value (a key like address has a value per provider).
 	ki.start = make([]int32, len(ki.values)+1)
@@ -185,14 +227,12 @@ func (x *ProviderIndex) key(key string) *keyIndex {
 	ki.members = make([]int32, ki.start[len(ki.values)])
 	next := counts // reused as the fill position of each value
 	copy(next, ki.start[:len(ki.values)])
-	for i, id := range ids {
+	for i, id := range ki.ids {
 		if id >= 0 {
 			ki.members[next[id]] = int32(i)
 			next[id]++
 		}
 	}
-	x.keys[key] = ki
-	return ki
 }
 
 // thenIndex evaluates the then-parts of one Compile over a ProviderIndex.

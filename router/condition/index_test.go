@@ -36,7 +36,8 @@ func naiveThen(u *router.Universe, terms []thenTerm, providers []*router.URL) *r
 // and missing values, nil providers, synthetic keys (port, address, host,
 // protocol, path) and universes larger and smaller than the provider list.
 // Each Compile-sized index is reused across many parts, so the memoised
-// pattern and part sets are exercised too.
+// pattern and part sets are exercised too, and it is trimmed (ProviderIndex.
+// Trim) every few parts.
 func TestThenIndexAgreesWithScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	hosts := []string{"10.0.0.1", "10.0.0.2", "10.0.1.1", "127.0.0.1", "[fe80::1]"}
@@ -90,6 +91,12 @@ func TestThenIndexAgreesWithScan(t *testing.T) {
 				k := keys[r.IntN(len(keys))]
 				kind, _, _ := classifyKey(k)
 				terms[i] = thenTerm{kind: kind, key: k, match: pats(), mismatch: pats()}
+			}
+			if c%5 == 4 {
+				// A trimmed key is regrouped from what it kept; the part
+				// memo is cleared so the part is computed again.
+				x.Trim()
+				x.parts = nil
 			}
 			got, want := x.part(terms), naiveThen(u, terms, provs)
 			if got != want {

@@ -214,7 +214,7 @@ func ParseRouterURL(raw string) (*Rule, error) {
 		return nil, urlErr("%v", err)
 	}
 	proto := u.Protocol
-	if rt := u.Params["router"]; rt != "" {
+	if rt := u.Params.Value("router"); rt != "" {
 		// Java replaces the protocol with the router parameter to pick the
 		// router factory.
 		proto = rt
@@ -222,11 +222,11 @@ func ParseRouterURL(raw string) (*Rule, error) {
 	if proto != "condition" {
 		return nil, urlErr("router url %q: router type %q is not condition", raw, proto)
 	}
-	if c, ok := u.Params["category"]; ok && c != "routers" && u.Protocol != "route" {
+	if c, ok := u.Params.Get("category"); ok && c != "routers" && u.Protocol != "route" {
 		return nil, urlErr("router url %q: category %q is not routers", raw, c)
 	}
 	param := func(k string) (string, error) {
-		v, ok := u.Params[k]
+		v, ok := u.Params.Get(k)
 		if !ok {
 			return "", nil
 		}

@@ -93,7 +93,7 @@ func CompileConfigured(u *router.Universe, consumer *router.URL, urls, overrides
 		if p == nil {
 			continue
 		}
-		app := p.Params["application"]
+		app := p.Params.Value("application")
 		if app == "" || app == invalidAppName {
 			continue
 		}
@@ -333,23 +333,23 @@ var providerFirst = map[string]bool{"release": true, "dubbo": true, "methods": t
 func LabelValue(consumer, provider *router.URL, key string) (string, bool) {
 	switch key {
 	case "group", "version", "application":
-		v, ok := provider.Params[key]
+		v, ok := provider.Params.Get(key)
 		return v, ok
 	case "side":
-		v, ok := consumer.Params["side"]
+		v, ok := consumer.Params.Get("side")
 		return v, ok
 	case "category":
 		return "providers", true
 	}
 	if !providerFirst[key] {
-		if v := consumer.Params[key]; v != "" {
+		if v := consumer.Params.Value(key); v != "" {
 			return v, true
 		}
 	}
 	if key == "timestamp" || key == "pid" {
 		return "", false
 	}
-	v, ok := provider.Params[key]
+	v, ok := provider.Params.Get(key)
 	return v, ok
 }
 
@@ -361,7 +361,7 @@ func LabelValue(consumer, provider *router.URL, key string) (string, bool) {
 // list exists (as in Java).
 func ConfiguredLabelValue(consumer, provider, override *router.URL, key string) (string, bool) {
 	if override != nil {
-		if v := override.Params[key]; v != "" {
+		if v := override.Params.Value(key); v != "" {
 			return v, true
 		}
 	}

@@ -419,7 +419,7 @@ func (r *MatchRequest) sourceLabels(consumer *router.URL) int8 {
 		if kv.Value == nil {
 			return -1
 		}
-		v, ok := consumer.Params[kv.Key]
+		v, ok := consumer.Params.Get(kv.Key)
 		if !ok || v != *kv.Value {
 			return 0
 		}

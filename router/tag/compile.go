@@ -80,8 +80,8 @@ func Compile(rule *Rule, u *router.Universe, consumer *router.URL, providers []*
 func CompileWith(rule *Rule, u *router.Universe, consumer *router.URL, providers []*router.URL, x *Index) *Compiled {
 	c := &Compiled{u: u, rule: rule, static: map[string]*Set{}}
 	if consumer != nil {
-		c.consumerTag = consumer.Params[TagKey]
-		c.consumerForce = strings.EqualFold(consumer.Params[ForceTagKey], "true")
+		c.consumerTag = consumer.Params.Value(TagKey)
+		c.consumerForce = strings.EqualFold(consumer.Params.Value(ForceTagKey), "true")
 	}
 	n := u.Size()
 	provider := func(i int) *router.URL {
@@ -250,7 +250,7 @@ func NewIndex(u *router.Universe, providers []*router.URL, prev *Index, prevPos 
 		if i >= len(providers) || providers[i] == nil {
 			continue
 		}
-		if t := providers[i].Params[TagKey]; t != "" {
+		if t := providers[i].Params.Value(TagKey); t != "" {
 			x.tags[i] = intern(t)
 		}
 	}
@@ -470,7 +470,7 @@ func (x *addrIndex) candidates(s string) (head int32, next []int32, indexed bool
 	return head, next, true
 }
 
-func matchAll(ms []ParamMatch, params map[string]string) bool {
+func matchAll(ms []ParamMatch, params router.Params) bool {
 	for i := range ms {
 		if !ms[i].Match(params) {
 			return false

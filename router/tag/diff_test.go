@@ -20,14 +20,14 @@ func refRoute(rule *Rule, consumer *router.URL, all []*router.URL, in []int, att
 	}
 	tag := att[TagKey]
 	if tag == "" {
-		tag = consumer.Params[TagKey]
+		tag = consumer.Params.Value(TagKey)
 	}
 	forceText := att[ForceTagKey]
 	if forceText == "" {
-		forceText = consumer.Params[ForceTagKey]
+		forceText = consumer.Params.Value(ForceTagKey)
 	}
 	force := strings.EqualFold(forceText, "true")
-	staticTag := func(i int) string { return all[i].Params[TagKey] }
+	staticTag := func(i int) string { return all[i].Params.Value(TagKey) }
 	filter := func(from []int, keep func(i int) bool) []int {
 		out := []int{}
 		for _, i := range from {

@@ -233,7 +233,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 				r.warn(v.Line, "tag %q: addresses is not a list; Java ignores it", t.Name)
 				continue
 			}
-			t.Addresses = t.Addresses[:0]
+			t.Addresses = make([]string, 0, len(v.Content))
 			for _, an := range v.Content {
 				an = deref(an)
 				if an.Kind != yaml.ScalarNode {
@@ -255,6 +255,9 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 		where = fmt.Sprintf("tag %q (tags[%d], line %d)", t.Name, i, n.Line)
 	} else {
 		r.warn(n.Line, "tags[%d] has no name: no request can select it, but its addresses still count as claimed", i)
+	}
+	if len(t.Addresses) > 0 {
+		t.patterns = make([]router.AddressPattern, 0, len(t.Addresses))
 	}
 	for _, a := range t.Addresses {
 		p, err := router.ParseAddressPatternWith(a, resolve)
@@ -406,8 +409,8 @@ func (m *StringMatch) Match(value string, present bool) bool {
 }
 
 // Match reports whether a provider's own parameters satisfy the condition.
-func (pm *ParamMatch) Match(params map[string]string) bool {
-	v, ok := params[pm.Key]
+func (pm *ParamMatch) Match(params router.Params) bool {
+	v, ok := params.Get(pm.Key)
 	if pm.Key == "" {
 		v, ok = "", false
 	}

@@ -296,7 +296,7 @@ func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 			// In registry mode an invoker URL is the provider URL merged
 			// with the reference URL: application is the provider app and
 			// the consumer's own parameters (grayUserids) fill the gaps.
-			app, consumer = u.Params["application"], u
+			app, consumer = u.Params.Value("application"), u
 			break
 		}
 	}
@@ -312,7 +312,7 @@ func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 // consumer's timestamp into timestamp; that one must not drive warm-up.
 func toRouterURL(cu *common.URL) *router.URL {
 	u := &router.URL{Protocol: cu.Protocol, Username: cu.Username, Password: cu.Password,
-		Host: cu.Ip, Path: strings.TrimPrefix(cu.Path, "/"), Params: map[string]string{}}
+		Host: cu.Ip, Path: strings.TrimPrefix(cu.Path, "/")}
 	port := cu.Port
 	if u.Host == "" && cu.Location != "" {
 		if h, p, err := net.SplitHostPort(cu.Location); err == nil {
@@ -326,11 +326,11 @@ func toRouterURL(cu *common.URL) *router.URL {
 	}
 	for k, vs := range cu.CopyParams() {
 		if len(vs) > 0 {
-			u.Params[k] = vs[0]
+			u.Params.Set(k, vs[0])
 		}
 	}
-	if rt, ok := u.Params["remote.timestamp"]; ok && rt == "" {
-		delete(u.Params, "timestamp")
+	if rt, ok := u.Params.Get("remote.timestamp"); ok && rt == "" {
+		u.Params.Delete("timestamp")
 	}
 	return u
 }

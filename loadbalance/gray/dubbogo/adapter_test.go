@@ -204,12 +204,12 @@ func TestAdapterTimestampOnlyFromProvider(t *testing.T) {
 	// must not be read as the provider's start.
 	invs := seedInvokers(t, []int{9011, 9013}, nil)
 	u := toRouterURL(invs[0].GetURL())
-	if _, ok := u.Params["timestamp"]; ok {
+	if _, ok := u.Params.Get("timestamp"); ok {
 		t.Fatalf("consumer timestamp leaked: %v", u.Params)
 	}
 	// A provider timestamp survives.
 	invs = seedInvokers(t, []int{9011}, map[int]string{9011: "timestamp=1700000123456"})
-	if u := toRouterURL(invs[0].GetURL()); u.Params["timestamp"] != "1700000123456" || u.Port != 9011 || u.Host != "10.0.0.51" {
+	if u := toRouterURL(invs[0].GetURL()); u.Params.Value("timestamp") != "1700000123456" || u.Port != 9011 || u.Host != "10.0.0.51" {
 		t.Fatalf("%+v", u)
 	}
 }

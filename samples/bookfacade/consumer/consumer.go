@@ -32,6 +32,10 @@ type Options struct {
 	// RegistryType is dubbo-go's registry-type (interface, service, all,
 	// default); empty: interface.
 	RegistryType string
+	// Protocol is the reference's protocol: "dubbo" (default) or "tri"
+	// (triple with hessian2, which Java 3.3 triple providers of a non-IDL
+	// interface answer). dubbo-go uses only providers of this protocol.
+	Protocol string
 	// ConfigCenter is where rules are read from; default: Registry's address.
 	// "none" disables it.
 	ConfigCenter string
@@ -94,7 +98,15 @@ func New(opts Options) (*Consumer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade consumer %s: new instance: %w", opts.App, err)
 	}
-	cli, err := ins.NewClient(client.WithClientProtocolDubbo(), client.WithClientSerialization(constant.Hessian2Serialization))
+	protoOpt := client.WithClientProtocolDubbo()
+	switch opts.Protocol {
+	case "", constant.Dubbo:
+	case constant.TriProtocol:
+		protoOpt = client.WithClientProtocolTriple()
+	default:
+		return nil, fmt.Errorf("bookfacade consumer %s: protocol %q: want dubbo or tri", opts.App, opts.Protocol)
+	}
+	cli, err := ins.NewClient(protoOpt, client.WithClientSerialization(constant.Hessian2Serialization))
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade consumer %s: new client: %w", opts.App, err)
 	}

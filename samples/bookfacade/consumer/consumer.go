@@ -114,6 +114,14 @@ func New(opts Options) (*Consumer, error) {
 		client.WithLoadBalance(opts.LoadBalance),
 		client.WithRetries(opts.Retries),
 	}
+	if opts.Protocol == constant.TriProtocol {
+		// Non-IDL: the BookFacade is a Java interface, not a protobuf
+		// service. Without it dubbo-go v3.3.2 calls a provider URL without
+		// IDL-mode=non-IDL (every Java provider's) through its legacy
+		// grpc-based invoker, which sends a request wrapper without the
+		// arguments: Java's triple invoked queryByName with none (measured).
+		refOpts = append(refOpts, client.WithIDL(constant.NONIDL))
+	}
 	if opts.Cluster != "" {
 		refOpts = append(refOpts, client.WithCluster(opts.Cluster))
 	}

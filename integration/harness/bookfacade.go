@@ -88,9 +88,11 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 			args = append(args, "-protocol", opts.Protocol)
 		}
 		if opts.Protocol == "dubbo,tri" {
-			var err error
-			if triPort, err = FreePort(); err != nil {
-				t.Fatal(err)
+			for triPort == 0 || triPort == port {
+				var err error
+				if triPort, err = FreePort(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			args = append(args, "-tri-port", strconv.Itoa(triPort))
 		}

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,11 +23,17 @@ type discoveryCell struct {
 // TestDiscoveryMatrix: one mixed fleet per registration mode (two Java
 // providers registering interface, instance or all, and two Go providers
 // registering the same way: interface, service, all), the rules of
-// TestMixedFleetParity; for each consumer setting the Go consumer's eligible
-// sets equal what a Java consumer with the equivalent migration step serves,
-// scenario by scenario. dubbo-go's default registry-type (the line left out)
-// is application-level, which dubboroute runs as Java's default
+// TestMixedFleetParity; for each consumer setting and each protocol the Go
+// consumer's eligible sets equal what a Java consumer with the equivalent
+// migration step and the same protocol serves, scenario by scenario.
+// dubbo-go's default registry-type (the line left out) is
+// application-level, which dubboroute runs as Java's default
 // APPLICATION_FIRST; interface is Java's FORCE_INTERFACE.
+//
+// Every provider exports both protocols (dubbo and tri, one port each), so
+// one fleet serves the cells of both: a consumer of one protocol sees only
+// that protocol's providers, Go and Java alike. Books are signed with the
+// dubbo port; the tri ports are mapped to it before comparing.
 //
 // The cells routed on application-level provider URLs (registration
 // instance or all with the default consumer) are not here yet: both sides
@@ -53,53 +60,64 @@ func TestDiscoveryMatrix(t *testing.T) {
 			srv := zk.Start(t)
 			rules := harness.DialRules(t, srv.Addr())
 			addr := "zookeeper://" + srv.Addr()
-			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "")
-			javaProviderMode(t, srv.Addr(), reg.java, "demo-provider", "gray", "status=gray")
-			harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Params: map[string]string{"status": "gray"}})
-			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, App: "demo-provider", Tag: "blue"})
+			alias := map[string]string{} // tri port -> the dubbo port the provider signs with
+			j1, j1tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "")
+			j2, j2tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "gray", "status=gray")
+			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Params: map[string]string{"status": "gray"}})
+			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Tag: "blue"})
+			for tri, port := range map[int]int{j1tri: j1, j2tri: j2, g1.TriPort: g1.Port, g2.TriPort: g2.Port} {
+				alias[strconv.Itoa(tri)] = strconv.Itoa(port)
+			}
+			fleetUp := time.Since(begin)
 			if err := rules.Put(serviceKey, "force: false\nconditions:\n  - method=queryByName => status=gray\n"); err != nil {
 				t.Fatal(err)
 			}
-			appRule := fmt.Sprintf("force: true\nconditions:\n  - application=demo-consumer1&method=queryAll => port!=%d\n", g2.Port)
+			appRule := fmt.Sprintf("force: true\nconditions:\n  - application=demo-consumer1&method=queryAll => port!=%d,%d\n", g2.Port, g2.TriPort)
 			if err := rules.Put("demo-consumer1.condition-router", appRule); err != nil {
 				t.Fatal(err)
 			}
-			for _, cell := range reg.cells {
-				t.Run("consumer="+cell.goType, func(t *testing.T) {
-					c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType})
-					defer func() { _ = c.Stop(10 * time.Second) }()
-					want := 4
-					if cell.goType == "interface" && reg.java == "instance" {
-						want = 0 // nothing registered interface-level
-					}
-					if want == 0 {
-						checkNoneFound(t, srv.Addr(), c, cell.javaStep)
-						return
-					}
-					if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
-						return len(ex.Providers) == want && len(ex.Rules) >= 2
-					}); err != nil {
-						t.Fatalf("%v\nconsumer warnings and errors:\n%s", err, warnings(c.Log(), 30))
-					}
-					checkParity(t, srv.Addr(), c, matrixScenarios, "--migration", cell.javaStep)
-				})
+			for _, protocol := range []string{"dubbo", "tri"} {
+				for _, cell := range reg.cells {
+					t.Run("consumer="+cell.goType+"/protocol="+protocol, func(t *testing.T) {
+						cellBegin := time.Now()
+						defer func() { t.Logf("cell: %v", time.Since(cellBegin).Round(time.Millisecond)) }()
+						c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Protocol: protocol})
+						defer func() { _ = c.Stop(10 * time.Second) }()
+						javaArgs := []string{"--migration", cell.javaStep, "--protocol", protocol}
+						want := 4
+						if cell.goType == "interface" && reg.java == "instance" {
+							want = 0 // nothing registered interface-level
+						}
+						if want == 0 {
+							checkNoneFound(t, srv.Addr(), c, javaArgs...)
+							return
+						}
+						if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
+							return len(ex.Providers) == want && len(ex.Rules) >= 2
+						}); err != nil {
+							t.Fatalf("%v\nconsumer warnings and errors:\n%s", err, warnings(c.Log(), 30))
+						}
+						checkParityAliased(t, srv.Addr(), c, matrixScenarios, alias, javaArgs...)
+					})
+				}
 			}
-			t.Logf("registration %s: %v", reg.java, time.Since(begin).Round(time.Millisecond))
+			t.Logf("registration %s: %v (fleet up in %v)", reg.java, time.Since(begin).Round(time.Millisecond), fleetUp.Round(time.Millisecond))
 		})
 	}
 }
 
-// checkNoneFound: neither the Go consumer nor the Java consumer with step
-// finds a provider (the registration mode has nothing at the level they read).
-func checkNoneFound(t *testing.T, zkAddr string, c *harness.Consumer, step string) {
+// checkNoneFound: neither the Go consumer nor the Java consumer (javaArgs
+// added to its command line) finds a provider (the registration mode has
+// nothing at the level they read).
+func checkNoneFound(t *testing.T, zkAddr string, c *harness.Consumer, javaArgs ...string) {
 	t.Helper()
 	time.Sleep(2 * time.Second) // both would have seen providers by now
 	if _, r := bookCall(t, c, "queryAll", "", false); r.Port != 0 || !noProvider(r.Error) {
 		t.Errorf("Go consumer: want no provider, got port %d, error %q", r.Port, r.Error)
 	}
-	set := servedSet(javaConsumer(t, zkAddr, "--calls", "4", "--migration", step))
+	set := servedSet(javaConsumer(t, zkAddr, append([]string{"--calls", "4"}, javaArgs...)...))
 	if fmt.Sprint(set) != "[none]" {
-		t.Errorf("Java consumer (%s): want no provider, served %v", step, set)
+		t.Errorf("Java consumer (%v): want no provider, served %v", javaArgs, set)
 	}
 }
 

@@ -61,8 +61,8 @@ func TestDiscoveryMatrix(t *testing.T) {
 			rules := harness.DialRules(t, srv.Addr())
 			addr := "zookeeper://" + srv.Addr()
 			alias := map[string]string{} // tri port -> the dubbo port the provider signs with
-			j1, j1tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "")
-			j2, j2tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "gray", "status=gray")
+			j1, j1tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "", nil)
+			j2, j2tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "gray", nil, "status=gray")
 			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Params: map[string]string{"status": "gray"}})
 			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Tag: "blue"})
 			for tri, port := range map[int]int{j1tri: j1, j2tri: j2, g1.TriPort: g1.Port, g2.TriPort: g2.Port} {
@@ -92,10 +92,18 @@ func TestDiscoveryMatrix(t *testing.T) {
 							checkNoneFound(t, srv.Addr(), c, javaArgs...)
 							return
 						}
-						if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
+						ex, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
 							return len(ex.Providers) == want && len(ex.Rules) >= 2
-						}); err != nil {
+						})
+						if err != nil {
 							t.Fatalf("%v\nconsumer warnings and errors:\n%s", err, warnings(c.Log(), 30))
+						}
+						// The consumer sees only its protocol's providers.
+						for _, a := range ex.Providers {
+							_, port, _ := strings.Cut(a, ":")
+							if _, tri := alias[port]; tri != (protocol == "tri") {
+								t.Fatalf("a %s consumer knows provider %s (tri ports %v)", protocol, a, alias)
+							}
 						}
 						checkParityAliased(t, srv.Addr(), c, matrixScenarios, alias, javaArgs...)
 					})

@@ -42,14 +42,15 @@ func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 // instance or all).
 func javaProviderMode(t *testing.T, zkAddr, mode, app, tag string, params ...string) int {
 	t.Helper()
-	port, _ := javaProviderProto(t, zkAddr, mode, "dubbo", app, tag, params...)
+	port, _ := javaProviderProto(t, zkAddr, mode, "dubbo", app, tag, nil, params...)
 	return port
 }
 
 // javaProviderProto is javaProviderMode exporting over protocol: dubbo,
-// tri, or dubbo,tri (both; triPort is then the triple port, else 0). The
-// provider signs its books with port.
-func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, params ...string) (port, triPort int) {
+// tri, or dubbo,tri (both; triPort is then the triple port, else 0), with
+// extra BookProvider arguments (a later option replaces an earlier one).
+// The provider signs its books with port.
+func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, extra []string, params ...string) (port, triPort int) {
 	t.Helper()
 	jar, err := Jar()
 	if err != nil {
@@ -76,6 +77,7 @@ func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, pa
 	for _, p := range params {
 		args = append(args, "--param", p)
 	}
+	args = append(args, extra...)
 	p := harness.Start(t, harness.ProcOptions{Name: "java-provider:" + strconv.Itoa(port), Path: "java", Args: args})
 	if _, err := p.WaitLine(regexp.MustCompile(`(?m)^READY \d+$`), 120*time.Second); err != nil {
 		t.Fatal(err)

@@ -120,6 +120,9 @@ func New(opts Options) (*Consumer, error) {
 		// IDL-mode=non-IDL (every Java provider's) through its legacy
 		// grpc-based invoker, which sends a request wrapper without the
 		// arguments: Java's triple invoked queryByName with none (measured).
+		// Deprecated in v3.3.2, yet its TripleProtocol.Refer still decides
+		// on this parameter; a plain client.WithParam is overwritten by it.
+		//lint:ignore SA1019 the only switch v3.3.2 reads (see above)
 		refOpts = append(refOpts, client.WithIDL(constant.NONIDL))
 	}
 	if opts.Cluster != "" {

@@ -28,8 +28,13 @@ const BookIface = "com.muke.dubbocourse.common.api.BookFacade"
 
 const serviceKey = BookIface + "::.condition-router"
 
-// javaPeerOpts favour JVM start-up time for the short-lived Java peers.
-var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms32m", "-Xmx256m", "-Djava.net.preferIPv4Stack=true"}
+// javaPeerOpts favour JVM start-up and stop time for the short-lived Java
+// peers. Dubbo's graceful shutdown wait (dubbo.service.shutdown.wait,
+// default 10 s) only delays a test's teardown, when nothing is in flight:
+// a Java provider took 6 s to stop with it and 2 s with 500 ms, still
+// unregistering first (measured).
+var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms32m", "-Xmx256m", "-Djava.net.preferIPv4Stack=true",
+	"-Ddubbo.service.shutdown.wait=500"}
 
 // javaProvider starts a Java BookProvider registering 127.0.0.1 (loopback
 // only: --register-host) and waits for its READY line.

@@ -227,7 +227,7 @@ func (c *Chain) rebuild() {
 	}
 	c.tagIndex = tag.NewIndex(u, tagURLs, c.tagIndex, tagPos)
 	c.condIndex = condition.NewProviderIndexFrom(u, urls, c.condIndex, prevPos)
-	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, c.rules, c.tagIndex,
+	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, configuredView{c.consumer, provs}, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
 	c.cur.Store(s)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/router/affinity"
+	"github.com/dubboroute/dubboroute/router/mesh"
 )
 
 func cfgLists(t *testing.T, app, svc string) *configurator.Lists {
@@ -174,5 +176,89 @@ func TestConfiguredRouteDoesNotAllocate(t *testing.T) {
 	got := c.Snapshot().RouteSet(&router.Call{Method: "queryAll", Attachments: router.AttachmentMap{"dubbo.tag": "blue"}}, &tr, nil)
 	if got.Len() != 1 {
 		t.Errorf("dubbo.tag blue (configured on one provider): %d providers\n%s", got.Len(), tr.String())
+	}
+}
+
+// TestMeshAndAffinitySeeConfiguredURLs: every router works on the providers
+// the configurators left, and reads what Java's reads on a configured
+// DubboServiceAddressURL: a mesh subset label sees a value a configurator
+// wrote (override URL first) and, with any configurator list, a label
+// application: <provider-app> no longer matches (the override URL carries
+// the consumer's application); affinity matches the providers' own
+// parameters and takes its value from the original consumer URL.
+func TestMeshAndAffinitySeeConfiguredURLs(t *testing.T) {
+	var ivks []base.Invoker
+	for i := 1; i <= 4; i++ {
+		ivks = append(ivks, invoker(t, fmt.Sprintf("10.0.0.%d:20880", i), fmt.Sprintf("ver=v1&region=r%d", i%2)))
+	}
+	meshRule, err := mesh.ParseRule(`kind: DestinationRule
+metadata: {name: r}
+spec:
+  subsets:
+    - {name: v2, labels: {ver: v2}}
+    - {name: app, labels: {application: demo-provider}}
+---
+kind: VirtualService
+metadata: {name: r}
+spec:
+  dubbo:
+    - routedetail:
+        - match: [{method: {name_match: {exact: queryAll}}}]
+          route: [{destination: {subset: v2}}]
+        - route: [{destination: {subset: app}}]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aff, err := affinity.ParseRule("configVersion: v3.1\nscope: service\nkey: x\naffinityAware: {key: region, ratio: 0}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consumer := router.MustParseURL("consumer://10.0.0.9/" + iface + "?application=demo-consumer1&interface=" + iface + "&side=consumer&region=r1")
+	c := New(consumer, Options{Name: iface})
+	c.SetInvokers(ivks)
+	c.Update(func(in *Input) {
+		in.Rules[SlotMesh] = RuleRef{Mesh: []mesh.AppRule{{App: "demo-provider", Key: "demo-provider.MESHAPPRULE", Version: "1", Rule: meshRule}}}
+	})
+	hosts := func(inv base.Invocation) string {
+		var hs []string
+		for _, i := range c.Route(inv, nil) {
+			hs = append(hs, i.GetURL().Ip)
+		}
+		return fmt.Sprint(hs)
+	}
+	// No configurator: no provider has ver v2 (mesh's empty protection keeps
+	// all four); the application subset holds them all.
+	if got := hosts(call("queryAll", nil)); got != "[10.0.0.1 10.0.0.2 10.0.0.3 10.0.0.4]" {
+		t.Fatalf("without configurators: %s", got)
+	}
+	// A configurator writes ver v2 on 10.0.0.3, disables 10.0.0.4 and
+	// rewrites the consumer's region (affinity still reads r1).
+	c.Update(func(in *Input) {
+		in.Configurators = cfgLists(t, "configVersion: v3.0\nscope: application\nkey: demo-consumer1\nconfigs:\n"+
+			"- side: consumer\n  providerAddresses: [10.0.0.3:20880]\n  parameters: {ver: v2, region: r0}\n"+
+			"- side: consumer\n  providerAddresses: [10.0.0.4:20880]\n  parameters: {disabled: true}\n"+
+			"- side: consumer\n  parameters: {region: r0}\n", "")
+	})
+	if s := c.Snapshot(); len(s.Disabled) != 1 || s.Consumer.Params["region"] != "r0" {
+		t.Fatalf("disabled %d, configured consumer region %q", len(s.Disabled), s.Consumer.Params["region"])
+	}
+	if got := hosts(call("queryAll", nil)); got != "[10.0.0.3]" {
+		t.Errorf("mesh subset ver v2 (configured on 10.0.0.3): %s", got)
+	}
+	// application: demo-provider now reads the override URL's application
+	// (the consumer's): the subset is empty and mesh keeps its input.
+	if got := hosts(call("queryByName", nil)); got != "[10.0.0.1 10.0.0.2 10.0.0.3]" {
+		t.Errorf("mesh subset application (override URL: the consumer's): %s", got)
+	}
+	c.Update(func(in *Input) {
+		in.Rules[SlotMesh] = RuleRef{}
+		in.Rules[SlotAffinity] = RuleRef{Key: iface + "::.affinity-router", Version: "1", Affinity: aff}
+	})
+	// Affinity on region: the original consumer's r1 against the providers'
+	// own region (10.0.0.3's configured r0 does not count; 10.0.0.1 and
+	// 10.0.0.3 registered r1).
+	if got := hosts(call("queryAll", nil)); got != "[10.0.0.1 10.0.0.3]" {
+		t.Errorf("affinity: %s", got)
 	}
 }

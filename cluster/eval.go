@@ -51,7 +51,7 @@ func NewConfiguredSnapshot(consumer *router.URL, providers []*router.URL, rules 
 		tagURLs = append(tagURLs, e.tagURL)
 		provs = append(provs, e.prov)
 	}
-	s := build(1, router.NewUniverse(len(urls)), make([]base.Invoker, len(urls)), urls, tagURLs, mocks, configured, rules, nil, condition.CompileOptions{Rand: opts.Rand})
+	s := build(1, router.NewUniverse(len(urls)), make([]base.Invoker, len(urls)), urls, tagURLs, mocks, configured, configuredView{consumer, provs}, rules, nil, condition.CompileOptions{Rand: opts.Rand})
 	s.setConfigured(cfg, consumer, applied, provs, disabled)
 	return s, index
 }

@@ -75,11 +75,42 @@ func (s *Snapshot) setConfigured(l *configurator.Lists, original *router.URL, ap
 	s.Configurators, s.ConsumerApplied, s.Configured = l, applied, provs
 }
 
+// configuredView is what the configurators made of a snapshot's input:
+// the original consumer URL (consumer being the configured one) and each
+// member's configured view (nil: no configurator list).
+type configuredView struct {
+	original *router.URL
+	provs    []*configurator.Provider
+}
+
+// overrides are the members' override URLs (nil: none).
+func (v configuredView) overrides() []*router.URL {
+	if v.provs == nil {
+		return nil
+	}
+	out := make([]*router.URL, len(v.provs))
+	for i, p := range v.provs {
+		if p != nil {
+			out[i] = p.Override
+		}
+	}
+	return out
+}
+
 // build compiles a snapshot over u (of len(invokers) members); mocks are
 // the members whose URL has protocol mock. tagIndex and opt.Index, made for
 // u and urls, carry what was read from the provider URLs for the previous
-// snapshot (nil: read them all).
-func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURLs []*router.URL, mocks []int, consumer *router.URL, rules [numSlots]RuleRef, tagIndex *tag.Index, opt condition.CompileOptions) *Snapshot {
+// snapshot (nil: read them all). consumer is the configured consumer URL;
+// view says what the configurators did.
+//
+// Every router sees the providers the configurators left enabled and the
+// URLs Java's routers read on a configured DubboServiceAddressURL: mesh
+// subset labels and the tag router's static tag read the override URL
+// first (getParameter), the condition then-parts and affinity read the
+// provider's own parameters (toOriginalMap); the mesh router's source
+// labels and the affinity value come from the router's own URL (the
+// original consumer), the rest from the configured consumer URL.
+func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURLs []*router.URL, mocks []int, consumer *router.URL, view configuredView, rules [numSlots]RuleRef, tagIndex *tag.Index, opt condition.CompileOptions) *Snapshot {
 	s := &Snapshot{
 		Generation: gen,
 		Invokers:   invokers,
@@ -90,9 +121,17 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 	}
 	s.mockOnly = u.Of(mocks...)
 	s.noMock = u.AndNot(u.All(), s.mockOnly)
-	s.mesh = mesh.Compile(u, consumer, urls, rules[SlotMesh].Mesh, opt.Rand)
-	s.affinity = affinity.Compile(rules[SlotAffinity].Affinity, u, consumer, urls)
-	s.affinityApp = affinity.Compile(rules[SlotAffinityApp].Affinity, u, consumer, urls)
+	original := view.original
+	if original == nil {
+		original = consumer
+	}
+	var overrides []*router.URL
+	if len(rules[SlotMesh].Mesh) > 0 {
+		overrides = view.overrides()
+	}
+	s.mesh = mesh.CompileConfigured(u, original, urls, overrides, rules[SlotMesh].Mesh, opt.Rand)
+	s.affinity = affinity.CompileFor(rules[SlotAffinity].Affinity, u, original, consumer, urls)
+	s.affinityApp = affinity.CompileFor(rules[SlotAffinityApp].Affinity, u, original, consumer, urls)
 	s.tag = tag.CompileWith(rules[SlotTag].Tag, u, consumer, tagURLs, tagIndex)
 	// The condition rules share one provider index, so a then-part key they
 	// have in common (e.g. region) is read from the provider URLs once.

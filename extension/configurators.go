@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
@@ -11,9 +12,11 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/config_center"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
+	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
+	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -25,9 +28,11 @@ import (
 // (provider exports), so the factory is wrapped: a config-center
 // configurator (category dynamicconfigurators or appdynamicconfigurators)
 // does nothing on a URL that is not a provider's export (no provider-config
-// attribute). Provider exports, and registry override:// URLs (category
-// configurators, 2.6 style, which the chain does not read), keep dubbo-go's
-// own handling.
+// attribute). Provider exports keep dubbo-go's own handling. Registry
+// override:// URLs (the registry's <interface>/configurators node, Dubbo
+// 2.6 style) never reach dubbo-go's directory: its ZooKeeper registry
+// watches only the providers node. dubboroute reads them itself
+// (watchRegistryConfigurators) as the first configurator list.
 func init() {
 	inner := dgext.GetDefaultConfiguratorFunc()
 	if inner == nil {
@@ -69,13 +74,90 @@ func (b *Binding) subscribeConfigurators() {
 	})
 	b.cfg[configurator.ListApp] = app.Configurators
 	b.cfg[configurator.ListService] = svc.Configurators
+	if l, ok := b.watchRegistryConfigurators(); ok {
+		b.cfg[configurator.ListRegistry] = l
+	}
 	b.publishConfigurators()
 }
 
+// RegistryConfiguratorsWait bounds how long a new reference waits for the
+// first read of its registry's <interface>/configurators node (a Java
+// consumer's first notification carries them with the providers).
+var RegistryConfiguratorsWait = 3 * time.Second
+
+// watchRegistryConfigurators follows the registry's override:// URLs
+// (/<group>/<interface>/configurators, Dubbo 2.6's dynamic configuration,
+// which Java consumers still apply first) with dubboroute's own ZooKeeper
+// client, as Java's RegistryDirectory does with the registry's
+// configurators category (configurator.RegistryList). dubbo-go v3.3.2's
+// ZooKeeper registry watches only the providers node, so nothing else
+// applies them. It returns the first list (ok false: not a ZooKeeper
+// registry, or the node could not be read in time); later changes go
+// through setList. The watch ends when the binding is released.
+func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
+	ru := b.url
+	if ru == nil || ru.SubURL == nil || !isZooKeeper(ru) {
+		return nil, false
+	}
+	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
+	key, opts := zkOptions(ru)
+	opts = append(opts, dzk.WithRegistryRoot("/"+group))
+	c, err := zkClient(ru.Location, key+"root=/"+group, opts...)
+	if err != nil {
+		logger.Warnf("[dubboroute] registry %s: %v; registry override:// URLs of %s are not applied", ru.Location, err, b.iface)
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := c.WatchCategory(ctx, b.iface, "configurators")
+	if err != nil {
+		cancel()
+		logger.Warnf("[dubboroute] registry %s: %v; registry override:// URLs of %s are not applied", ru.Location, err, b.iface)
+		return nil, false
+	}
+	b.cancelRef = append(b.cancelRef, cancel)
+	origin := configurator.Origin{Key: "/" + group + "/" + b.iface + "/configurators"}
+	list := func(p dzk.Providers) (configurator.List, bool) {
+		l, err := configurator.RegistryList(b.consumer, p.URLs, origin)
+		if err != nil {
+			logger.Warnf("[dubboroute] %s: %v; the previous registry configurators stay", p.Path, err)
+			return nil, false
+		}
+		return l, true
+	}
+	var first configurator.List
+	ok := false
+	t := time.NewTimer(RegistryConfiguratorsWait)
+	defer t.Stop()
+	select {
+	case p, open := <-ch:
+		if open {
+			first, ok = list(p)
+		}
+	case <-t.C:
+		logger.Warnf("[dubboroute] registry %s: no answer for %s within %v; its override:// URLs apply when they arrive", ru.Location, origin.Key, RegistryConfiguratorsWait)
+	}
+	go func() {
+		for p := range ch {
+			if l, ok := list(p); ok {
+				b.setList(configurator.ListRegistry, l)
+			}
+		}
+	}()
+	return first, ok
+}
+
 func (b *Binding) setConfigurators(list int, r cluster.RuleRef) {
+	b.setList(list, r.Configurators)
+}
+
+// setList replaces one configurator list and publishes the chain.
+func (b *Binding) setList(list int, l configurator.List) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.cfg[list] = r.Configurators
+	if b.closed {
+		return
+	}
+	b.cfg[list] = l
 	b.publishConfigurators()
 	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
 		if app := s.URLs[0].Application(); app != "" && app != b.providerApp {

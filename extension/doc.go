@@ -28,6 +28,12 @@
 //     (loadbalance: gray, client.WithLoadBalance), invokers are handed out with
 //     that name on their URL, also in registry mode against providers that
 //     publish loadbalance=random (dubbo-go issue #2864).
+//   - Application-level discovery (migration.go, applevel.go, appmeta.go,
+//     metadata.go): application-level registries run as Java's
+//     APPLICATION_FIRST (migration.step, or Java's properties in environment
+//     form); provider URLs reach the chain as Java's InstanceAddressURL shows
+//     them to routers; Go providers publish Java's service parameters, and
+//     metadata is read and written at Java's and dubbo-go's nodes.
 //
 // Rules come from dubbo-go's dynamic configuration (any config center
 // dubbo-go supports) under Java Dubbo's keys, each key subscribed once per

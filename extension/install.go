@@ -73,7 +73,7 @@ func init() {
 	// to the default, which is what interface-level registries use.
 	dgext.SetDefaultRegistryDirectory(installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
 	dgext.SetDirectory(constant.RegistryProtocol, installing(followed(protected(observed(regdir.NewRegistryDirectory)))))
-	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(observed(regdir.NewServiceDiscoveryRegistryDirectory)))
+	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(javaView(observed(regdir.NewServiceDiscoveryRegistryDirectory))))
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }
 

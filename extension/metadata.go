@@ -99,8 +99,9 @@ func (r *javaMetadataReport) GetAppMetadata(app, revision string) (*info.Metadat
 }
 
 // PublishAppMetadata implements report.MetadataReport: dubbo-go's node and
-// Java's.
+// Java's, both with Java's service parameters.
 func (r *javaMetadataReport) PublishAppMetadata(app, revision string, mi *info.MetadataInfo) error {
+	mi = javaMetadata(mi) // the service parameters Java publishes (appmeta.go)
 	if err := r.MetadataReport.PublishAppMetadata(app, revision, mi); err != nil {
 		return err
 	}

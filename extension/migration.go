@@ -2,6 +2,7 @@ package extension
 
 import (
 	"context"
+	"os"
 	"strings"
 	"time"
 
@@ -36,6 +37,26 @@ const (
 // Java (dubbo.consumer.references.X.params: {migration.step: ...}).
 const MigrationStepKey = "migration.step"
 
+// Process-wide default steps, read from the environment as Java reads its
+// properties dubbo.application.migration.step and
+// dubbo.application.service-discovery.migration (in that order) when the
+// reference sets no migration.step.
+const (
+	MigrationStepEnv = "DUBBO_APPLICATION_MIGRATION_STEP"
+	MigrationEnv     = "DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION"
+)
+
+// defaultStep is the step of a reference without migration.step: Java's
+// properties (environment form), else APPLICATION_FIRST.
+func defaultStep() string {
+	for _, k := range []string{MigrationStepEnv, MigrationEnv} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			return v
+		}
+	}
+	return StepApplicationFirst
+}
+
 func init() {
 	inner := dgext.GetProtocol(constant.RegistryProtocol)
 	p := &migratingProtocol{Protocol: inner}
@@ -58,7 +79,10 @@ func (m *migratingProtocol) Refer(u *common.URL) base.Invoker {
 		u.GetParam(constant.RegistryTypeKey, "") == constant.RegistryTypeAll {
 		return m.Protocol.Refer(u)
 	}
-	step := strings.ToUpper(u.SubURL.GetParam(MigrationStepKey, StepApplicationFirst))
+	step := strings.ToUpper(u.SubURL.GetParam(MigrationStepKey, ""))
+	if step == "" {
+		step = strings.ToUpper(defaultStep())
+	}
 	switch step {
 	case StepForceApplication:
 		return m.Protocol.Refer(u)

@@ -110,7 +110,9 @@ func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
 	pe.lists[configurator.ListService] = ref.Configurators
 	pe.cancel = append(pe.cancel, cancel)
 	pe.apply()
+	pe.keepCurrent()
 	pe.mu.Unlock()
+	keepInstance(reg, providerURL)
 	logger.Infof("[dubboroute] provider %s: applying %s%s and %s%s (side: provider items)", registered.Location, app, ConfiguratorsSuffix, svc, ConfiguratorsSuffix)
 	p.mu.Lock()
 	p.exports = append(p.exports, pe)
@@ -155,6 +157,7 @@ type providerExport struct {
 	current  *common.URL // registered now
 	lists    configurator.Lists
 	cancel   []func()
+	kept     keptNode // dubboroute's guard of the registered node (zkregister.go)
 }
 
 func (pe *providerExport) set(list int, l configurator.List) {
@@ -198,16 +201,20 @@ func (pe *providerExport) apply() {
 	if next.String() == pe.current.String() {
 		return
 	}
+	pe.unkeep()
 	if err := pe.reg.UnRegister(pe.current); err != nil {
 		logger.Warnf("[dubboroute] provider %s: unregister before applying configurators: %v", pe.current.Location, err)
 	}
+	pe.release()
 	if err := pe.reg.Register(next); err != nil {
 		logger.Errorf("[dubboroute] provider %s: register the configured URL: %v; re-registering the previous one", next.Location, err)
 		_ = pe.reg.Register(pe.current)
+		pe.keepCurrent()
 		return
 	}
 	logger.Infof("[dubboroute] provider %s re-registered after configurators: %s", next.Location, next.String())
 	pe.current = next
+	pe.keepCurrent()
 }
 
 // UnregisterRegistries implements dubbo-go's graceful-shutdown capability:
@@ -217,8 +224,11 @@ func (p *providerProtocol) UnregisterRegistries() {
 	p.mu.Lock()
 	exports := append([]*providerExport(nil), p.exports...)
 	p.mu.Unlock()
+	// dubboroute's guards of the registered nodes stop first (zkregister.go).
+	insts := unkeepInstances()
 	for _, pe := range exports {
 		pe.mu.Lock()
+		pe.unkeep()
 		for _, c := range pe.cancel {
 			c()
 		}
@@ -233,4 +243,10 @@ func (p *providerProtocol) UnregisterRegistries() {
 	if u, ok := p.Protocol.(base.RegistryUnregisterer); ok {
 		u.UnregisterRegistries()
 	}
+	for _, pe := range exports {
+		pe.mu.Lock()
+		pe.release()
+		pe.mu.Unlock()
+	}
+	releaseInstances(insts)
 }

@@ -34,7 +34,8 @@ import (
 // directory/zookeeper), which re-reads the providers node and re-arms its
 // watch after every session change; and for a ZooKeeper config center, rule
 // keys are read and watched the same way. Registration of providers and
-// consumers stays with dubbo-go.
+// consumers stays with dubbo-go (a provider's nodes are guarded against
+// vanishing: zkregister.go).
 
 // zkClients are dubboroute's ZooKeeper clients, one per ensemble and
 // settings, shared by every subscription of the process and kept for its

@@ -36,10 +36,16 @@ type InvalidProvider struct {
 // ProvidersPath is the registry node of an interface's providers, as Java's
 // ZookeeperRegistry.toCategoryPath builds it.
 func (c *Client) ProvidersPath(iface string) (string, error) {
+	return c.CategoryPath(iface, "providers")
+}
+
+// CategoryPath is the registry node of one category of an interface
+// (providers, configurators, routers, consumers).
+func (c *Client) CategoryPath(iface, category string) (string, error) {
 	if strings.TrimSpace(iface) == "" {
 		return "", errors.New("interface name is empty")
 	}
-	return c.opts.registryRoot + "/" + EncodeComponent(iface) + "/providers", nil
+	return c.opts.registryRoot + "/" + EncodeComponent(iface) + "/" + category, nil
 }
 
 // WatchProviders reports the provider list of an interface: first its
@@ -48,16 +54,24 @@ func (c *Client) ProvidersPath(iface string) (string, error) {
 // channel is closed. Lists are re-read after a new session, so providers
 // that came or went while the session was lost are reported.
 func (c *Client) WatchProviders(ctx context.Context, iface string) (<-chan Providers, error) {
-	path, err := c.ProvidersPath(iface)
+	return c.WatchCategory(ctx, iface, "providers")
+}
+
+// WatchCategory is WatchProviders for another category of the interface,
+// e.g. "configurators" (the registry override:// URLs of Dubbo 2.6, which
+// Java consumers still apply): the child nodes that decode and parse as
+// URLs, in the same Providers shape.
+func (c *Client) WatchCategory(ctx context.Context, iface, category string) (<-chan Providers, error) {
+	path, err := c.CategoryPath(iface, category)
 	if err != nil {
-		return nil, fmt.Errorf("zookeeper: watch providers: %w", err)
+		return nil, fmt.Errorf("zookeeper: watch %s: %w", category, err)
 	}
-	if err := c.checkOpen("watch providers " + path); err != nil {
+	if err := c.checkOpen("watch " + category + " " + path); err != nil {
 		return nil, err
 	}
 	out := make(chan Providers, 16)
 	w := &providerWatch{c: c, iface: iface, path: path, out: out, logged: map[string]bool{}}
-	runWatch(c, ctx, "providers "+path, out, func() (<-chan zk.Event, error) { return w.read(ctx) })
+	runWatch(c, ctx, category+" "+path, out, func() (<-chan zk.Event, error) { return w.read(ctx) })
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 
+	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/integration/harness"
 	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
@@ -33,10 +35,15 @@ import (
 //   - delete: every provider serves again and the slow call succeeds;
 //   - provider side: Admin's side: provider weight and disable items make a
 //     Go provider (extension) and a Java provider re-register; neither
-//     consumer calls them; the delete restores the registrations.
+//     consumer calls them; the delete restores the registrations;
+//   - the registry's override:// URLs (/dubbo/<interface>/configurators):
+//     disabled=true on one Go provider and weight=0 on a Java provider: both
+//     consumers call only the other two; deleting the nodes restores them.
 //
-// Runtime: about 2 minutes on 2 shared cores (eight Java consumer runs, one
-// JVM each, and 7,000 Go calls).
+// One Java consumer JVM (BookConsumerSession) serves every step, and each
+// batch waits until the Java directory's invokers and the Go consumer's
+// explain show the rule just written, instead of fixed sleeps. Runtime:
+// about 130 s on 2 shared cores (217 s with a JVM per batch, before).
 func TestConfiguratorLiveParity(t *testing.T) {
 	if _, err := Jar(); err != nil {
 		t.Fatal(err)
@@ -79,9 +86,24 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// it a Java consumer ignores the weights whenever the registry lists such
 	// a provider first (README: deliberate divergences).
 	noWarmup := "- side: consumer\n  parameters: {warmup: \"1\", weight: \"100\"}\n"
-	javaRun := func(calls int, extra ...string) []javaCall {
-		args := append([]string{"--calls", strconv.Itoa(calls), "--app", app}, extra...)
-		return javaConsumer(t, srv.Addr(), args...)
+	// One Java consumer for the whole test (one JVM); before each batch it
+	// is asked for its directory's invokers until the rule just written
+	// shows there (config-center and registry events reach it
+	// asynchronously).
+	js := startJavaSession(t, srv.Addr(), app)
+	port := strconv.Itoa
+	js.await("the four providers", func(invs []javaInvoker) bool { return len(invs) == 4 })
+	javaRun := func(calls int) []javaCall { return js.calls(calls, "queryAll", "") }
+	javaSlow := func() []javaCall { return js.calls(1, "queryByName", "sleep-ms=700") }
+	allHave := func(k, v string) func([]javaInvoker) bool {
+		return func(invs []javaInvoker) bool {
+			for _, i := range invs {
+				if i.Params[k] != v {
+					return false
+				}
+			}
+			return len(invs) > 0
+		}
 	}
 	javaCounts := func(calls []javaCall) (map[string]int, int) {
 		got, failed := map[string]int{}, 0
@@ -113,6 +135,10 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// gray balancer does (see the README's divergence table), and the
 	// providers here are seconds old.
 	put(noWarmup + fmt.Sprintf("- type: disabled\n  enabled: true\n  side: consumer\n  providerAddresses: [%q]\n  parameters: {disabled: \"true\"}\n", addr(j1)))
+	js.await("j1 disabled", func(invs []javaInvoker) bool {
+		_, ok := invokerPorts(invs)[port(j1)]
+		return len(invs) == 3 && !ok && allHave("warmup", "1")(invs)
+	})
 	goGot, goFail := goCounts(200, harness.QueryAll)
 	jGot, jFail := javaCounts(javaRun(200))
 	t.Logf("disable %d: Go %v (%d failed), Java %v (%d failed)", j1, goGot, goFail, jGot, jFail)
@@ -132,6 +158,9 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	const calls = 4000
 	for _, w := range []int{0, 50, 200} {
 		put(noWarmup + fmt.Sprintf("- type: weight\n  enabled: true\n  side: consumer\n  providerAddresses: [%q]\n  parameters: {weight: \"%d\"}\n", addr(j1), w))
+		js.await(fmt.Sprintf("weight %d on j1", w), func(invs []javaInvoker) bool {
+			return len(invs) == 4 && invokerPorts(invs)[port(j1)]["weight"] == strconv.Itoa(w)
+		})
 		goGot, goFail := goCounts(calls, harness.QueryAll)
 		want := float64(w) / float64(w+300)
 		jGot, jFail := javaCounts(javaRun(calls))
@@ -151,6 +180,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 
 	// 3. loadbalance: roundrobin: exactly even spread.
 	put(noWarmup + "- type: balancing\n  enabled: true\n  side: consumer\n  parameters: {loadbalance: roundrobin}\n")
+	js.await("roundrobin", allHave("loadbalance", "roundrobin"))
 	goGot, _ = goCounts(80, harness.QueryAll)
 	jGot, _ = javaCounts(javaRun(80))
 	t.Logf("roundrobin: Go %v, Java %v", goGot, jGot)
@@ -168,14 +198,16 @@ func TestConfiguratorLiveParity(t *testing.T) {
 		t.Fatalf("slow call without a configured timeout: %v", err)
 	}
 	put("- side: consumer\n  parameters: {timeout: \"300\"}\n")
+	js.await("timeout 300", allHave("timeout", "300"))
 	if _, err := c.Do(slow); err == nil || !strings.Contains(strings.ToLower(err.Error()), "timeout") {
 		t.Errorf("Go consumer, timeout 300 on a 700 ms call: err = %v, want a timeout", err)
 	}
-	jc := javaRun(1, "--method", "queryByName", "--arg", "sleep-ms=700")
+	jc := javaSlow()
 	if jc[0].OK || !strings.Contains(strings.ToLower(jc[0].Error), "timeout") || !strings.Contains(jc[0].Error, "Tried 1 times") {
 		t.Errorf("Java consumer, timeout 300 on a 700 ms call: %+v, want a timeout after one try", jc[0])
 	}
 	put("- side: consumer\n  parameters: {timeout: \"300\", retries: \"2\"}\n")
+	js.await("retries 2", allHave("retries", "2"))
 	begin := time.Now()
 	_, err := c.Do(slow)
 	took := time.Since(begin)
@@ -185,7 +217,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	if _, werr := c.WaitLog(10*time.Second, "retries=2 providers=3/"); werr != nil {
 		t.Errorf("Go consumer, retries 2: no failover log with three tries (took %v): %v", took, werr)
 	}
-	jc = javaRun(1, "--method", "queryByName", "--arg", "sleep-ms=700")
+	jc = javaSlow()
 	if jc[0].OK || !strings.Contains(jc[0].Error, "Tried 3 times") {
 		t.Errorf("Java consumer, retries 2: %+v, want three tries", jc[0])
 	}
@@ -197,6 +229,14 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	if _, err := c.WaitLog(30*time.Second, "rule key="+key+" deleted"); err != nil {
 		t.Fatal(err)
 	}
+	js.await("the delete", func(invs []javaInvoker) bool {
+		for _, i := range invs {
+			if i.Params["timeout"] == "300" || i.Params["retries"] == "2" {
+				return false
+			}
+		}
+		return len(invs) == 4
+	})
 	if _, err := c.Do(slow); err != nil {
 		t.Errorf("after delete, the slow call: %v", err)
 	}
@@ -248,7 +288,10 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // the Go consumer's registry notification
+	if _, err := c.WaitExplain(harness.QueryAll, 30*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 2 }); err != nil {
+		t.Fatalf("Go consumer: the re-registered (disabled) providers stay: %v", err)
+	}
+	js.await("the re-registered providers disabled", func(invs []javaInvoker) bool { return len(invs) == 2 })
 	goGot, goFail = goCounts(200, harness.QueryAll)
 	jGot, jFail = javaCounts(javaRun(200))
 	t.Logf("provider-side weight 0 and disable on %d (Go) and %d (Java): Go consumer %v, Java consumer %v", g1.Port, j2, goGot, jGot)
@@ -272,6 +315,73 @@ func TestConfiguratorLiveParity(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Error(err)
+	}
+
+	// 7. The registry's override:// URLs (Dubbo 2.6 dynamic configuration,
+	// nodes under /dubbo/<interface>/configurators, which Java consumers
+	// apply before the config-center lists): weight 100 and warmup 1 for
+	// every provider, disabled on g2, weight 0 on j2 (side=consumer: the
+	// providers themselves, which also read these nodes, leave their
+	// registrations alone). Both consumers then call only j1 and g1; the
+	// delete restores all four.
+	zc, err := dzk.Dial([]string{srv.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zc.Close()
+	ctx := context.Background()
+	base := "/dubbo/" + dzk.EncodeComponent(BookIface) + "/configurators/"
+	var nodes []string
+	for _, o := range []string{
+		"override://0.0.0.0/" + BookIface + "?category=configurators&dynamic=false&side=consumer&warmup=1&weight=100",
+		"override://" + addr(g2.Port) + "/" + BookIface + "?category=configurators&disabled=true&dynamic=false&side=consumer",
+		"override://" + addr(j2) + "/" + BookIface + "?category=configurators&dynamic=false&side=consumer&weight=0",
+	} {
+		node := base + dzk.EncodeComponent(o)
+		if err := zc.PutData(ctx, node, nil); err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, node)
+	}
+	if _, err := c.WaitExplain(harness.QueryAll, 30*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 3 }); err != nil {
+		t.Fatalf("Go consumer: registry override disabled=true on %d not applied: %v", g2.Port, err)
+	}
+	js.await("the registry overrides", func(invs []javaInvoker) bool {
+		ps := invokerPorts(invs)
+		_, g2in := ps[port(g2.Port)]
+		return len(invs) == 3 && !g2in && ps[port(j2)]["weight"] == "0"
+	})
+	onlyJ1G1 := func(got map[string]int) bool {
+		return len(got) == 2 && got[port(j1)] > 0 && got[port(g1.Port)] > 0
+	}
+	if err := harness.Eventually(30*time.Second, func() error {
+		if got, failed := goCounts(200, harness.QueryAll); !onlyJ1G1(got) || failed != 0 {
+			return fmt.Errorf("Go consumer served %v (%d failed)", got, failed)
+		}
+		return nil
+	}); err != nil {
+		t.Errorf("registry overrides (g2 %d disabled, j2 %d weight 0): %v", g2.Port, j2, err)
+	}
+	jGot, jFail = javaCounts(javaRun(200))
+	t.Logf("registry overrides (g2 %d disabled, j2 %d weight 0): Java consumer %v", g2.Port, j2, jGot)
+	if !onlyJ1G1(jGot) || jFail != 0 {
+		t.Errorf("registry overrides: Java consumer served %v (%d failed), want only %d and %d", jGot, jFail, j1, g1.Port)
+	}
+	for _, n := range nodes {
+		if err := zc.DeleteData(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.WaitExplain(harness.QueryAll, 30*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 4 }); err != nil {
+		t.Fatalf("Go consumer after the registry overrides' delete: %v", err)
+	}
+	js.await("the registry overrides' delete", func(invs []javaInvoker) bool {
+		return len(invs) == 4 && invokerPorts(invs)[port(j2)]["weight"] != "0"
+	})
+	goGot, goFail = goCounts(200, harness.QueryAll)
+	jGot, jFail = javaCounts(javaRun(200))
+	if len(goGot) != 4 || len(jGot) != 4 || goFail+jFail != 0 {
+		t.Errorf("after the registry overrides' delete: Go %v (%d failed), Java %v (%d failed), want all four providers", goGot, goFail, jGot, jFail)
 	}
 }
 

@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,57 +19,77 @@ import (
 type discoveryCell struct {
 	goType   string // sample consumer -registry-type
 	javaStep string // BookConsumer --migration
+	env      []string
+}
+
+// forceApplication is the Go consumer's FORCE_APPLICATION: an
+// application-level registry with Java's migration property (environment
+// form, extension.MigrationEnv) set, as a Java consumer reads it.
+var forceApplication = discoveryCell{"service", "FORCE_APPLICATION", []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}}
+
+func (c discoveryCell) name() string {
+	if len(c.env) > 0 {
+		return c.goType + "/" + c.javaStep
+	}
+	return c.goType
 }
 
 // TestDiscoveryMatrix: one mixed fleet per registration mode (two Java
 // providers registering interface, instance or all, and two Go providers
 // registering the same way: interface, service, all), the rules of
-// TestMixedFleetParity; for each consumer setting and each protocol the Go
-// consumer's eligible sets equal what a Java consumer with the equivalent
-// migration step and the same protocol serves, scenario by scenario.
-// dubbo-go's default registry-type (the line left out) is
-// application-level, which dubboroute runs as Java's default
-// APPLICATION_FIRST; interface is Java's FORCE_INTERFACE.
+// TestMixedFleetParity; for each consumer setting the Go consumer's eligible
+// sets equal what a Java consumer with the equivalent migration step serves,
+// scenario by scenario. dubbo-go's default registry-type (the line left out)
+// is application-level, which dubboroute runs as Java's default
+// APPLICATION_FIRST; interface is Java's FORCE_INTERFACE; service with
+// Java's migration property set to FORCE_APPLICATION is FORCE_APPLICATION.
 //
-// Every provider exports both protocols (dubbo and tri, one port each), so
-// one fleet serves the cells of both: a consumer of one protocol sees only
-// that protocol's providers, Go and Java alike. Books are signed with the
-// dubbo port; the tri ports are mapped to it before comparing.
+// The instance and all registrations with APPLICATION_FIRST and
+// FORCE_APPLICATION consumers route on application-level provider URLs on
+// both sides: Java's InstanceAddressURL, dubboroute's Java-shaped view of
+// dubbo-go's (extension/applevel.go); the Go providers' static tag blue and
+// status=gray reach both consumers only through the metadata they publish
+// (extension/appmeta.go). Every fleet serves all its consumer cells.
 //
-// The cells routed on application-level provider URLs (registration
-// instance or all with the default consumer) are not here yet: both sides
-// now see every instance (the metadata bridge, extension/metadata.go), but
-// the eligible sets still differ (tags and parameters of application-level
-// URLs; README, "Application-level discovery").
+// Every cell runs over both protocols, dubbo and tri: every provider
+// exports both (one port each), so one fleet serves the cells of both, and
+// a consumer of one protocol sees only that protocol's providers, Go and
+// Java alike. Books are signed with the dubbo port; the tri ports are mapped
+// to it before comparing.
 func TestDiscoveryMatrix(t *testing.T) {
 	if _, err := Jar(); err != nil {
 		t.Fatal(err)
 	}
 	bins := harness.SampleBinaries(t)
-	interfaceOnly := []discoveryCell{{"interface", "FORCE_INTERFACE"}}
+	every := []discoveryCell{{"interface", "FORCE_INTERFACE", nil}, {"default", "APPLICATION_FIRST", nil}, forceApplication}
 	for _, reg := range []struct {
 		java, goType string
 		cells        []discoveryCell
 	}{
 		// interface registrations with an interface consumer: TestMixedFleetParity.
-		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST"}}},
-		{"instance", "service", interfaceOnly},
-		{"all", "all", interfaceOnly},
+		{"interface", "interface", []discoveryCell{{"default", "APPLICATION_FIRST", nil}}},
+		{"instance", "service", every},
+		{"all", "all", every},
 	} {
 		t.Run("registration="+reg.java, func(t *testing.T) {
 			begin := time.Now()
 			srv := zk.Start(t)
 			rules := harness.DialRules(t, srv.Addr())
 			addr := "zookeeper://" + srv.Addr()
-			alias := map[string]string{} // tri port -> the dubbo port the provider signs with
 			j1, j1tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "", nil)
 			j2, j2tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "gray", nil, "status=gray")
 			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Params: map[string]string{"status": "gray"}})
 			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Tag: "blue"})
+			alias := map[string]string{} // tri port -> the dubbo port the provider signs with
 			for tri, port := range map[int]int{j1tri: j1, j2tri: j2, g1.TriPort: g1.Port, g2.TriPort: g2.Port} {
 				alias[strconv.Itoa(tri)] = strconv.Itoa(port)
 			}
 			fleetUp := time.Since(begin)
+			if reg.java != "interface" {
+				// What a Java consumer reads for the Go providers.
+				checkAppMetadata(t, rules, g1.Port, map[string]string{"status": "gray", "weight": "100", "application": "demo-provider"})
+				checkAppMetadata(t, rules, g2.Port, map[string]string{"dubbo.tag": "blue", "weight": "100", "application": "demo-provider"})
+			}
 			if err := rules.Put(serviceKey, "force: false\nconditions:\n  - method=queryByName => status=gray\n"); err != nil {
 				t.Fatal(err)
 			}
@@ -78,14 +99,14 @@ func TestDiscoveryMatrix(t *testing.T) {
 			}
 			for _, protocol := range []string{"dubbo", "tri"} {
 				for _, cell := range reg.cells {
-					t.Run("consumer="+cell.goType+"/protocol="+protocol, func(t *testing.T) {
+					t.Run("consumer="+cell.name()+"/protocol="+protocol, func(t *testing.T) {
 						cellBegin := time.Now()
 						defer func() { t.Logf("cell: %v", time.Since(cellBegin).Round(time.Millisecond)) }()
-						c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Protocol: protocol})
+						c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Protocol: protocol, Env: cell.env})
 						defer func() { _ = c.Stop(10 * time.Second) }()
 						javaArgs := []string{"--migration", cell.javaStep, "--protocol", protocol}
 						want := 4
-						if cell.goType == "interface" && reg.java == "instance" {
+						if cell.javaStep == "FORCE_INTERFACE" && reg.java == "instance" {
 							want = 0 // nothing registered interface-level
 						}
 						if want == 0 {
@@ -111,6 +132,59 @@ func TestDiscoveryMatrix(t *testing.T) {
 			}
 			t.Logf("registration %s: %v (fleet up in %v)", reg.java, time.Since(begin).Round(time.Millisecond), fleetUp.Round(time.Millisecond))
 		})
+	}
+}
+
+// checkAppMetadata reads what a provider on port publishes application-level,
+// the way a Java consumer reads it (the instance
+// /services/demo-provider/127.0.0.1:<port>, then the metadata of its
+// revision at Java's node /dubbo/metadata/demo-provider/<revision>), and
+// requires the instance name demo-provider and the service parameters want.
+func checkAppMetadata(t *testing.T, rules *harness.Rules, port int, want map[string]string) {
+	t.Helper()
+	inst := "/services/demo-provider/127.0.0.1:" + strconv.Itoa(port)
+	err := harness.Eventually(30*time.Second, func() error {
+		data, _, err := rules.Conn.Get(inst)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", inst, err)
+		}
+		var in struct {
+			Name    string `json:"name"`
+			Payload struct {
+				Metadata map[string]string `json:"metadata"`
+			} `json:"payload"`
+		}
+		if err := json.Unmarshal(data, &in); err != nil {
+			return fmt.Errorf("decode %s: %w", inst, err)
+		}
+		if in.Name != "demo-provider" {
+			return fmt.Errorf("%s: instance name %q, want demo-provider", inst, in.Name)
+		}
+		meta := "/dubbo/metadata/demo-provider/" + in.Payload.Metadata["dubbo.metadata.revision"]
+		if data, _, err = rules.Conn.Get(meta); err != nil {
+			return fmt.Errorf("read %s: %w", meta, err)
+		}
+		var mi struct {
+			Services map[string]struct {
+				Params map[string]string `json:"params"`
+			} `json:"services"`
+		}
+		if err := json.Unmarshal(data, &mi); err != nil {
+			return fmt.Errorf("decode %s: %w", meta, err)
+		}
+		svc, ok := mi.Services[BookIface+":dubbo"]
+		if !ok {
+			return fmt.Errorf("%s: no service %s:dubbo", meta, BookIface)
+		}
+		for k, v := range want {
+			if svc.Params[k] != v {
+				return fmt.Errorf("%s: %s=%q, want %q (params %v)", meta, k, svc.Params[k], v, svc.Params)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -56,6 +56,9 @@ type Case struct {
 	// Affinity asks both sides to put Java's service affinity router in
 	// the chain (Java 3.3.6 compiles it in but does not register it).
 	Affinity bool `json:"affinity,omitempty"`
+	// RegistryConfigurators are the registry's override:// URLs (the
+	// children of <interface>/configurators, decoded).
+	RegistryConfigurators []string `json:"registry_configurators,omitempty"`
 }
 
 // Iface is the interface every generated case calls.
@@ -71,6 +74,8 @@ type Generator struct {
 	// against such a host (NetUtils.isValidV4Address), which dubboroute does
 	// not reproduce (see testdata/known-divergences.jsonl).
 	LoopbackHosts bool
+
+	mixed int // cases made by NextConfiguratorsMixed
 }
 
 // NewGenerator returns a generator seeded with seed.

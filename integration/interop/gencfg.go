@@ -15,11 +15,87 @@ import (
 func (g *Generator) NextConfigurators(id string) Case {
 	c := g.Next(id)
 	c.ConsumerURL = strings.Replace(c.ConsumerURL, "consumer://127.0.0.1/", "consumer://"+pick(g, "10.20.3.3", "192.168.1.10")+"/", 1)
+	g.addConfigurators(&c)
+	return c
+}
+
+// NextConfiguratorsMesh is NextMesh (mesh rules for several provider
+// applications, with condition and tag rules) plus configurators, whose
+// parameters include the keys the mesh subsets label (ver, env, region,
+// trafficLabel): the mesh router must see the configured provider URLs.
+func (g *Generator) NextConfiguratorsMesh(id string) Case {
+	c := g.NextMesh(id)
+	if g.chance(0.7) {
+		g.labelWriter(&c, "ver: "+pick(g, meshVersions...), "env: "+pick(g, envs...), "region: hangzhou",
+			"trafficLabel: gray", "dubbo.tag: gray", "ver: v2, env: prod", "application: "+pick(g, meshApps...))
+	}
+	g.addConfigurators(&c)
+	return c
+}
+
+// NextConfiguratorsAffinity is NextAffinity (Java's service affinity
+// router in the chain) plus configurators, which also write the affinity
+// keys (region, env, zone) on providers and on the consumer URL.
+func (g *Generator) NextConfiguratorsAffinity(id string) Case {
+	c := g.NextAffinity(id)
+	if g.chance(0.7) {
+		g.labelWriter(&c, "region: "+pick(g, "hz", "sh", "bj"), "env: "+pick(g, envs...), "zone: hz")
+	}
+	g.addConfigurators(&c)
+	return c
+}
+
+// labelWriter puts a well-formed <consumer-app>.configurators rule first:
+// consumer-side items that write one of params on one or two providers
+// (the values the mesh subsets or the affinity router look at), sometimes
+// disable one, and sometimes write on every provider and on the consumer
+// URL itself.
+func (g *Generator) labelWriter(c *Case, params ...string) {
+	capp := urlApp(c.ConsumerURL)
+	var b strings.Builder
+	b.WriteString("configVersion: " + pick(g, "v3.0", "v2.7") + "\nscope: application\nkey: " + capp + "\nconfigs:\n")
+	n := 1 + g.intn(2)
+	for i := 0; i < n; i++ {
+		addrs := []string{providerAddr(c, g.intn(len(c.Providers)))}
+		if g.chance(0.3) {
+			addrs = append(addrs, providerAddr(c, g.intn(len(c.Providers))))
+		}
+		b.WriteString("- side: consumer\n  providerAddresses: [" + strings.Join(addrs, ", ") + "]\n  parameters: {" + pick(g, params...) + "}\n")
+	}
+	if g.chance(0.25) {
+		b.WriteString("- side: consumer\n  providerAddresses: [" + providerAddr(c, g.intn(len(c.Providers))) + "]\n  parameters: {disabled: true}\n")
+	}
+	if g.chance(0.3) {
+		b.WriteString("- side: consumer\n  parameters: {" + pick(g, params...) + "}\n")
+	}
+	c.Rules = append([]Rule{{Key: ptr(capp + ".configurators"), Content: ptr(b.String())}}, c.Rules...)
+}
+
+// NextConfiguratorsMixed cycles through NextConfigurators (three cases in
+// five), NextConfiguratorsMesh and NextConfiguratorsAffinity.
+func (g *Generator) NextConfiguratorsMixed(id string) Case {
+	g.mixed++
+	switch g.mixed % 5 {
+	case 3:
+		return g.NextConfiguratorsMesh(id)
+	case 4:
+		return g.NextConfiguratorsAffinity(id)
+	}
+	return g.NextConfigurators(id)
+}
+
+// addConfigurators adds one to three configurators rules to c.
+func (g *Generator) addConfigurators(c *Case) {
 	// A consumer URL always says side=consumer (Java's configurators throw
 	// on a URL without a side).
-	c.ConsumerURL += "&side=consumer"
+	if !strings.Contains(c.ConsumerURL, "side=consumer") {
+		c.ConsumerURL += "&side=consumer"
+	}
 	capp := urlApp(c.ConsumerURL)
 	papp := urlApp(c.Providers[0].URL)
+	if g.chance(0.3) {
+		c.RegistryConfigurators = g.registryURLs(c, capp)
+	}
 	svc := Iface + "::"
 	if strings.Contains(c.ConsumerURL, "version=1.0.0") {
 		svc = Iface + ":1.0.0:"
@@ -36,20 +112,19 @@ func (g *Generator) NextConfigurators(id string) Case {
 			case g.chance(0.1):
 				c.Rules = append(c.Rules, Rule{Key: ptr(k), Content: ptr("")})
 			default:
-				c.Rules = append(c.Rules, Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(&c, capp, papp))})
+				c.Rules = append(c.Rules, Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(c, capp, papp))})
 			}
 			continue
 		}
 		k := pick(g, keys...)
-		if g.chance(0.05) {
+		if g.chance(0.05) && papp != "" {
 			k = papp + ".configurators" // a provider application's key: no consumer reads it (unless it is the consumer's)
 		}
 		used = append(used, k)
 		at := g.intn(len(c.Rules) + 1)
-		r := Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(&c, capp, papp))}
+		r := Rule{Key: ptr(k), Content: ptr(g.configuratorsRule(c, capp, papp))}
 		c.Rules = append(c.Rules[:at], append([]Rule{r}, c.Rules[at:]...)...)
 	}
-	return c
 }
 
 // consumerHost is the host of the case's consumer URL.
@@ -162,6 +237,11 @@ func (g *Generator) configItem(b *strings.Builder, c *Case, capp string, app boo
 				"dubbo.tag: "+pick(g, "gray", "blue"),
 				"loadbalance: roundrobin",
 				"region: "+pick(g, regions...),
+				"region: "+pick(g, "hz", "sh"),
+				"ver: "+pick(g, meshVersions...),
+				"env: "+pick(g, envs...),
+				"trafficLabel: gray",
+				"zone: hz",
 				methods[g.intn(len(methods))]+".weight: 10",
 				"priority: "+pick(g, "1", "5"),
 			))
@@ -229,4 +309,66 @@ func (g *Generator) configuratorURLs(c *Case) string {
 		q = append(q, "application="+pick(g, urlApp(c.ConsumerURL), "other-app"))
 	}
 	return `["override://` + host + "/" + Iface + "?" + strings.Join(q, "&") + `"]`
+}
+
+// registryURLs are the children of the registry's <interface>/configurators
+// node: Dubbo 2.6 override:// (and absent://) URLs with an address (any
+// host, a provider's host or ip:port, the consumer's host), the
+// interface (or another, or *), parameters to write, and the keys the
+// registry and the directory filter on (category, enabled, group,
+// version, compatible_config) or the configurators match on (side,
+// application, ~ keys, configVersion, priority).
+func (g *Generator) registryURLs(c *Case, capp string) []string {
+	var out []string
+	n := 1 + g.intn(3)
+	for i := 0; i < n; i++ {
+		pi := g.intn(len(c.Providers))
+		host := pick(g, "0.0.0.0", "0.0.0.0", providerAddr(c, pi), providerAddr(c, pi), strings.Split(providerAddr(c, pi), ":")[0], consumerHost(c))
+		proto := "override"
+		if g.chance(0.12) {
+			proto = "absent"
+		}
+		path := Iface
+		if g.chance(0.08) {
+			path = pick(g, "*", "com.other.Svc")
+		}
+		var q []string
+		switch {
+		case proto == "absent" || g.chance(0.85):
+			q = append(q, "category=configurators")
+		case g.chance(0.5):
+			q = append(q, "category="+pick(g, "routers", "providers", "dynamicconfigurators"))
+		}
+		np := 1 + g.intn(2)
+		for j := 0; j < np; j++ {
+			q = append(q, pick(g, "disabled=true", "disabled=true", "disabled=false", "weight="+pick(g, "0", "33", "200"),
+				"timeout=5", "dubbo.tag="+pick(g, "gray", "blue"), "ver="+pick(g, meshVersions...), "region="+pick(g, "hz", "sh", "hangzhou"),
+				"loadbalance=roundrobin", methods[g.intn(len(methods))]+".weight=10"))
+		}
+		for _, extra := range []struct {
+			p float64
+			v string
+		}{
+			{0.3, "side=" + pick(g, "consumer", "consumer", "provider")},
+			{0.15, "application=" + pick(g, capp, "other-app")},
+			{0.06, "enabled=" + pick(g, "false", "true")},
+			{0.06, "version=1.0.0"},
+			{0.05, "group=" + pick(g, "g1", "*")},
+			{0.04, "compatible_config=true"},
+			{0.2, "dynamic=false"},
+			{0.1, "priority=" + pick(g, "1", "5")},
+			{0.05, "configVersion=v2.7"},
+			{0.05, "~application=" + pick(g, capp, "other-app")},
+			{0.05, "anyhost=true"},
+		} {
+			if g.chance(extra.p) {
+				q = append(q, extra.v)
+			}
+		}
+		if g.chance(0.03) {
+			q = []string{"anyhost=true"} // no parameter but anyhost: skipped
+		}
+		out = append(out, proto+"://"+host+"/"+path+"?"+strings.Join(q, "&"))
+	}
+	return out
 }

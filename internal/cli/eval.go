@@ -53,11 +53,20 @@ type Case struct {
 	// not by default; dubboroute's reference parameter dubboroute.affinity).
 	Affinity     *bool `json:"affinity,omitempty"`
 	Destinations *bool `json:"destinations,omitempty"`
+	// RegistryConfigurators are the URLs under the registry's
+	// <interface>/configurators node (Dubbo 2.6 override:// and absent://
+	// URLs, decoded), as the consumer's registry notifies them: applied
+	// before the config-center lists (configurator.RegistryList).
+	RegistryConfigurators []string `json:"registry_configurators,omitempty"`
 	// Ignored: free-form fields a test harness may carry.
 	Comment  json.RawMessage `json:"comment,omitempty"`
 	Expect   json.RawMessage `json:"expect,omitempty"`
 	Expected json.RawMessage `json:"expected,omitempty"`
 }
+
+// RegistryConfiguratorsKey names the registry's override:// URLs where a
+// result names the configurator list that disabled a provider.
+const RegistryConfiguratorsKey = "registry"
 
 // Rejection is a rule the runtime would not apply because it fails to parse.
 type Rejection struct {
@@ -135,6 +144,22 @@ func prepare(c *Case, grayRead bool) (*prepared, error) {
 		return nil, fmt.Errorf("invocation: %w", err)
 	}
 	p.call = call
+	if c.RegistryConfigurators != nil {
+		var urls []*router.URL
+		for i, raw := range c.RegistryConfigurators {
+			u, err := router.ParseURL(raw)
+			if err != nil {
+				return nil, fmt.Errorf("registry_configurators[%d]: %w", i, err)
+			}
+			urls = append(urls, u)
+		}
+		l, err := configurator.RegistryList(consumer, urls, configurator.Origin{Key: RegistryConfiguratorsKey})
+		if err != nil {
+			return nil, fmt.Errorf("registry_configurators: %w", err)
+		}
+		p.cfg[configurator.ListRegistry] = l
+		p.hasConfigurators = true
+	}
 	if err := p.assemble(c.Rules, grayRead); err != nil {
 		return nil, err
 	}
@@ -220,13 +245,11 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	if len(p.urls) > 0 {
 		providerApp = p.urls[0].Application()
 	}
-	// Java's mesh router subscribes the key of every provider application.
+	// Java's mesh router subscribes the key of every provider application
+	// among the invokers of each address notification: the providers the
+	// configurators leave enabled (filled in below, once with the initial
+	// configurators and once with the final ones).
 	meshApps := map[string]bool{}
-	for _, u := range p.urls {
-		if a := u.Application(); a != "" && a != "unknown" {
-			meshApps[a] = true
-		}
-	}
 	meshRefs := map[string]cluster.RuleRef{}
 	earlierApp := "" // a provider application the routers followed before providerApp
 	states := map[string]*keyState{}
@@ -325,7 +348,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		case rules.KindScript:
 			// Java's AppScriptStateRouter reads the first provider's application
 			// key; its rule never routes (no script engine on Java 15+).
-			if k.Prefix == providerApp {
+			if k.Prefix == providerApp || k.Prefix == earlierApp {
 				return nil, false, ""
 			}
 			return nil, false, "not the first provider's application (" + providerApp + ")"
@@ -431,11 +454,13 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 		}
 	}
 	initialApp := p.firstInvokerApp()
+	p.enabledApps(meshApps)
 	for _, ev := range updates {
 		if ev.key.Kind == rules.KindConfigurators {
 			apply(ev, false)
 		}
 	}
+	p.enabledApps(meshApps)
 	providerApp = p.firstInvokerApp()
 	if providerApp == "" {
 		providerApp = initialApp
@@ -477,15 +502,31 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 // directory's enabled check after the configurators.
 func (p *prepared) firstInvokerApp() string {
 	for _, u := range p.urls {
-		pr := configurator.Provider{URL: u, Consumer: p.consumer}
-		if !p.cfg.Empty() {
-			pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
-		}
-		if pr.Enabled() {
+		if p.enabled(u) {
 			return u.Application()
 		}
 	}
 	return ""
+}
+
+// enabled reports whether provider u passes the directory's enabled check
+// after the configurators in force.
+func (p *prepared) enabled(u *router.URL) bool {
+	pr := configurator.Provider{URL: u, Consumer: p.consumer}
+	if !p.cfg.Empty() {
+		pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
+	}
+	return pr.Enabled()
+}
+
+// enabledApps adds to apps the application of every provider that passes
+// the enabled check (the applications Java's mesh router subscribes).
+func (p *prepared) enabledApps(apps map[string]bool) {
+	for _, u := range p.urls {
+		if a := u.Application(); a != "" && a != "unknown" && p.enabled(u) {
+			apps[a] = true
+		}
+	}
 }
 
 // applyConfigurators is AbstractConfiguratorListener for one event of a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -193,6 +194,85 @@ func TestZooKeeperCommands(t *testing.T) {
 			}
 		case <-ctx.Done():
 			t.Fatal("watch did not stop after --count 3")
+		}
+	})
+
+	// watch on a .configurators key (issue 13): each event is linted as a
+	// configurators rule (DR501 for Admin's iface:: service key, DR014 for
+	// content Java rejects, written past push's check), a delete ends it.
+	t.Run("watch-configurators", func(t *testing.T) {
+		key := bookFacade + "::.configurators"
+		good := "configVersion: v3.0\nscope: service\nkey: " + bookFacade + "\nconfigs:\n- side: consumer\n  providerAddresses: [127.0.0.1:20880]\n  parameters: {disabled: \"true\"}\n"
+		if _, errOut, code := run(t, good, "push", "--zk", addr, key, "-"); code != ExitOK {
+			t.Fatalf("push initial: %s", errOut)
+		}
+		lw := newLineWriter()
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(ctx, []string{"watch", "--zk", addr, "--json", "--count", "4", key}, Stdio{In: strings.NewReader(""), Out: lw, Err: lw})
+		}()
+		next := func() WatchEvent {
+			t.Helper()
+			select {
+			case l := <-lw.lines:
+				var ev WatchEvent
+				if err := json.Unmarshal([]byte(l), &ev); err != nil {
+					t.Fatalf("watch line %q: %v", l, err)
+				}
+				return ev
+			case <-ctx.Done():
+				t.Fatal("no watch event")
+			}
+			return WatchEvent{}
+		}
+		codes := func(ev WatchEvent) []string {
+			var cs []string
+			for _, f := range ev.Findings {
+				cs = append(cs, f.Code)
+			}
+			return cs
+		}
+		if ev := next(); ev.Type != "add" || len(ev.Findings) != 0 || ev.Content != good {
+			t.Fatalf("first event %+v, want the current content, clean", ev)
+		}
+		admin := "configs:\n- addresses:\n  - 127.0.0.1:20880\n  enabled: true\n  parameters:\n    weight: 50\n  side: consumer\n  type: weight\nenabled: false\nkey: '" + bookFacade + "::'\nscope: service\n"
+		if _, errOut, code := run(t, admin, "push", "--zk", addr, key, "-"); code != ExitOK {
+			t.Fatalf("push Admin's weight rule: %s", errOut)
+		}
+		if ev := next(); ev.Type != "update" || !slices.Contains(codes(ev), "DR501") {
+			t.Fatalf("update event %+v, want a DR501 finding (Admin's iface:: key)", ev)
+		}
+		// Content Java rejects: push refuses it, so write it as Admin would.
+		bad := "configVersion: v2.7\nscope: service\nkey: " + bookFacade + "\nconfigs:\n- side: consumer\n  parameters:\n    timeout: ~\n"
+		if _, _, code := run(t, bad, "push", "--zk", addr, key, "-"); code != ExitFail {
+			t.Fatalf("push of a rejected configurators rule: exit %d, want %d", code, ExitFail)
+		}
+		c, err := zookeeper.Dial([]string{addr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if _, err := c.PutRule(ctx, key, bad); err != nil {
+			t.Fatal(err)
+		}
+		if ev := next(); ev.Type != "update" || !slices.Contains(codes(ev), "DR014") {
+			t.Fatalf("event %+v, want a DR014 finding", ev)
+		}
+		if _, _, code := run(t, "", "rm", "--zk", addr, key); code != ExitOK {
+			t.Fatal("rm")
+		}
+		if ev := next(); ev.Type != "delete" || ev.Content != "" {
+			t.Fatalf("delete event %+v", ev)
+		}
+		select {
+		case code := <-done:
+			if code != ExitOK {
+				t.Fatalf("watch exit %d", code)
+			}
+		case <-ctx.Done():
+			t.Fatal("watch did not stop after --count 4")
 		}
 	})
 

@@ -170,11 +170,22 @@ type Compiled struct {
 
 // Compile computes the affinity set once per snapshot.
 func Compile(r *Rule, u *router.Universe, consumer *router.URL, urls []*router.URL) *Compiled {
+	return CompileFor(r, u, consumer, consumer, urls)
+}
+
+// CompileFor is Compile for a consumer whose URL the configurators changed:
+// the affinity value is own's (Java reads it from the router's own URL,
+// the original consumer URL), a $ref in it resolves against routed (the
+// configured consumer URL the chain routes with), and the providers are
+// matched on their own parameters (toOriginalMap: configurators never
+// change them; the providers they disabled are not in urls).
+func CompileFor(r *Rule, u *router.Universe, own, routed *router.URL, urls []*router.URL) *Compiled {
 	if r == nil {
 		return nil
 	}
+	consumer := routed
 	c := &Compiled{rule: r, u: u}
-	cv, ok := consumer.Params[r.Key]
+	cv, ok := own.Params[r.Key]
 	c.noValue = !ok
 	c.hasKey = u.Build(func(i int) bool {
 		_, present := urls[i].Get(r.Key)

@@ -62,6 +62,18 @@ type destState struct {
 // chosen once. rules may name applications without providers (ignored).
 // rnd draws weighted destinations (nil: router.DefaultRand).
 func Compile(u *router.Universe, consumer *router.URL, urls []*router.URL, rules []AppRule, rnd router.Rand) *Compiled {
+	return CompileConfigured(u, consumer, urls, nil, rules, rnd)
+}
+
+// CompileConfigured is Compile for a consumer with dynamic configuration
+// (configurators): overrides[i] is provider i's override URL (nil, or a
+// nil overrides: none), which Java's DubboServiceAddressURL.getParameter
+// reads before anything else, so subset labels see the configured values
+// (see ConfiguredLabelValue). consumer is the original consumer URL, not
+// the configured one: Java's mesh router takes its source labels from its
+// own URL and the registry wraps the original in every provider URL. The
+// provider application stays the provider's own (getRemoteApplication).
+func CompileConfigured(u *router.Universe, consumer *router.URL, urls, overrides []*router.URL, rules []AppRule, rnd router.Rand) *Compiled {
 	if rnd == nil {
 		rnd = router.DefaultRand
 	}
@@ -89,7 +101,7 @@ func Compile(u *router.Universe, consumer *router.URL, urls []*router.URL, rules
 		keys = append(keys, ar.Key)
 		c.active = true
 		st := &appState{app: ar.App, key: ar.Key, version: ar.Version, rule: ar.Rule, vsIndex: -1, route: -1}
-		subsets, nullSubset := subsetSets(u, consumer, urls, members, ar.Rule)
+		subsets, nullSubset := subsetSets(u, consumer, urls, overrides, members, ar.Rule)
 		lookup := func(name *string) *router.Set {
 			if name == nil {
 				if nullSubset == nil {
@@ -181,7 +193,7 @@ func (st *appState) selectRoute(service string) {
 
 // subsetSets computes every subset of an application's DestinationRules
 // (subsets of the same name are unioned, as Java's cache shares one list).
-func subsetSets(u *router.Universe, consumer *router.URL, urls []*router.URL, members []int, r *Rule) (map[string]*router.Set, *router.Set) {
+func subsetSets(u *router.Universe, consumer *router.URL, urls, overrides []*router.URL, members []int, r *Rule) (map[string]*router.Set, *router.Set) {
 	type acc struct{ idx []int }
 	named := map[string]*acc{}
 	var null *acc
@@ -200,7 +212,11 @@ func subsetSets(u *router.Universe, consumer *router.URL, urls []*router.URL, me
 				a = named[*s.Name]
 			}
 			for _, i := range members {
-				if labelsMatch(consumer, urls[i], s.Labels) {
+				var o *router.URL
+				if overrides != nil {
+					o = overrides[i]
+				}
+				if labelsMatch(consumer, urls[i], o, s.Labels) {
 					a.idx = append(a.idx, i)
 				}
 			}
@@ -251,9 +267,24 @@ func LabelValue(consumer, provider *router.URL, key string) (string, bool) {
 	return v, ok
 }
 
-func labelsMatch(consumer, provider *router.URL, labels []KV) bool {
+// ConfiguredLabelValue is LabelValue when the consumer has configurators:
+// the provider's override URL (configurator.Provider.Override; nil: none)
+// first, when it has a non-empty value, as DubboServiceAddressURL reads.
+// The override URL carries the consumer's application and side, so a label
+// application: <provider-app> no longer matches once any configurator
+// list exists (as in Java).
+func ConfiguredLabelValue(consumer, provider, override *router.URL, key string) (string, bool) {
+	if override != nil {
+		if v := override.Params[key]; v != "" {
+			return v, true
+		}
+	}
+	return LabelValue(consumer, provider, key)
+}
+
+func labelsMatch(consumer, provider, override *router.URL, labels []KV) bool {
 	for _, kv := range labels {
-		v, ok := LabelValue(consumer, provider, kv.Key)
+		v, ok := ConfiguredLabelValue(consumer, provider, override, kv.Key)
 		if !ok || v != *kv.Value {
 			return false
 		}

@@ -271,6 +271,13 @@ var (
 
 // scalar resolves a scalar as SnakeYAML's YAML 1.1 resolver and
 // SafeConstructor do.
+// numberStart reports whether c can begin one of YAML 1.1's int, float or
+// timestamp forms (the regexps above); a scalar starting otherwise is a
+// string without running them.
+func numberStart(c byte) bool {
+	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.'
+}
+
 func scalar(n *yaml.Node, doc int) (*jval, error) {
 	v := &jval{line: n.Line, str: n.Value}
 	tag := ""
@@ -286,6 +293,8 @@ func scalar(n *yaml.Node, doc int) (*jval, error) {
 			tag = "!!null"
 		case isYAMLBool(s):
 			tag = "!!bool"
+		case !numberStart(s[0]):
+			tag = "!!str" // every int, float and timestamp form starts with [-+.0-9]
 		case reInt.MatchString(s):
 			tag = "!!int"
 		case reFloat.MatchString(s):

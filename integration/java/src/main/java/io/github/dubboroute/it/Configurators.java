@@ -5,6 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.dubbo.common.URL;
 import org.apache.dubbo.common.URLBuilder;
+import org.apache.dubbo.common.URLStrParser;
+import org.apache.dubbo.common.utils.StringUtils;
+import org.apache.dubbo.common.utils.UrlUtils;
 import org.apache.dubbo.common.config.configcenter.DynamicConfiguration;
 import org.apache.dubbo.common.url.component.DubboServiceAddressURL;
 import org.apache.dubbo.common.url.component.ServiceConfigURL;
@@ -16,6 +19,17 @@ import org.apache.dubbo.rpc.cluster.configurator.parser.ConfigParser;
 import org.apache.dubbo.rpc.model.ModuleModel;
 
 import static org.apache.dubbo.common.constants.CommonConstants.APPLICATION_KEY;
+import static org.apache.dubbo.common.constants.CommonConstants.PROTOCOL_SEPARATOR_ENCODED;
+import static org.apache.dubbo.common.constants.RegistryConstants.APP_DYNAMIC_CONFIGURATORS_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.CATEGORY_KEY;
+import static org.apache.dubbo.common.constants.RegistryConstants.CONFIGURATORS_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.DEFAULT_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.DYNAMIC_CONFIGURATORS_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.EMPTY_PROTOCOL;
+import static org.apache.dubbo.common.constants.RegistryConstants.PROVIDERS_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.ROUTE_PROTOCOL;
+import static org.apache.dubbo.common.constants.RegistryConstants.ROUTERS_CATEGORY;
+import static org.apache.dubbo.common.constants.RegistryConstants.COMPATIBLE_CONFIG_KEY;
 import static org.apache.dubbo.common.constants.CommonConstants.DISABLED_KEY;
 import static org.apache.dubbo.common.constants.CommonConstants.ENABLED_KEY;
 import static org.apache.dubbo.common.constants.CommonConstants.GROUP_KEY;
@@ -32,9 +46,12 @@ import static org.apache.dubbo.common.constants.CommonConstants.VERSION_KEY;
  * {@link DubboServiceAddressURL} (app list, then service list), the consumer URL configured the same way
  * (directoryUrl, which the chain routes with), and {@code toInvokers}' enabled check.
  *
- * <p>Not emulated: registry {@code override://} URLs (category configurators), and the interface-level ordering
- * quirk (the first invoker list is built before the service key is subscribed): cases describe the state after
- * every rule has been delivered.
+ * <p>Registry {@code override://} URLs (the registry's {@code <interface>/configurators} node, a case's
+ * {@code registry_configurators}) go through what the registry and RegistryDirectory.notify do with that category
+ * ({@link #notifyRegistry}) and form the first list, before the config-center ones.
+ *
+ * <p>Not emulated: the interface-level ordering quirk (the first invoker list is built before the service key is
+ * subscribed): cases describe the state after every rule has been delivered.
  */
 final class Configurators {
     static final String SUFFIX = ".configurators";
@@ -58,6 +75,9 @@ final class Configurators {
 
     private final Listener app;
     private final Listener service;
+    /** RegistryDirectory.configurators: the registry's configurators category (null until notified). */
+    private List<Configurator> registry;
+    static final String REGISTRY_KEY = "registry";
 
     Configurators(ModuleModel module, URL consumer) {
         this.app = new Listener(module, consumer.getApplication() + SUFFIX);
@@ -86,8 +106,51 @@ final class Configurators {
         return app.notified || service.notified;
     }
 
+    /**
+     * One notification of the registry's configurators category with the node's children {@code raw} (decoded
+     * URLs): CacheableFailbackRegistry.toUrlsWithEmpty for a non-provider path (children holding an encoded
+     * "://", parsed with URLStrParser.parseEncodedStr, kept when UrlUtils.isMatch accepts them for the
+     * consumer's subscribe URL, else one empty:// URL of the category), then RegistryDirectory.notify's filters
+     * (isValidCategory, isNotCompatibleFor26x, judgeCategory) and Configurator.toConfigurators, copied line by
+     * line; Dubbo's own classes do the parsing, matching and configurator creation.
+     */
+    void notifyRegistry(URL consumer, List<String> raw) {
+        URL subscribe = consumer.addParameter(CATEGORY_KEY, PROVIDERS_CATEGORY + "," + CONFIGURATORS_CATEGORY + "," + ROUTERS_CATEGORY);
+        List<URL> urls = new ArrayList<>();
+        for (String s : raw) {
+            String node = URL.encode(s);
+            if (node.contains(PROTOCOL_SEPARATOR_ENCODED)) {
+                URL url = URLStrParser.parseEncodedStr(node);
+                if (UrlUtils.isMatch(subscribe, url)) {
+                    urls.add(url);
+                }
+            }
+        }
+        if (urls.isEmpty()) {
+            urls.add(URLBuilder.from(subscribe)
+                    .setProtocol(EMPTY_PROTOCOL)
+                    .addParameter(CATEGORY_KEY, CONFIGURATORS_CATEGORY)
+                    .build());
+        }
+        List<URL> configuratorURLs = new ArrayList<>();
+        for (URL url : urls) {
+            String category = url.getCategory(DEFAULT_CATEGORY);
+            boolean valid = ROUTERS_CATEGORY.equals(category)
+                    || ROUTE_PROTOCOL.equals(url.getProtocol())
+                    || PROVIDERS_CATEGORY.equals(category)
+                    || CONFIGURATORS_CATEGORY.equals(category)
+                    || DYNAMIC_CONFIGURATORS_CATEGORY.equals(category)
+                    || APP_DYNAMIC_CONFIGURATORS_CATEGORY.equals(category);
+            if (valid && StringUtils.isEmpty(url.getParameter(COMPATIBLE_CONFIG_KEY)) && UrlUtils.isConfigurator(url)) {
+                configuratorURLs.add(url);
+            }
+        }
+        registry = Configurator.toConfigurators(configuratorURLs).orElse(registry);
+    }
+
     private List<List<Configurator>> lists() {
         List<List<Configurator>> l = new ArrayList<>();
+        l.add(registry);
         l.add(app.getConfigurators());
         l.add(service.getConfigurators());
         return l;
@@ -114,7 +177,7 @@ final class Configurators {
     /** RegistryDirectory.overrideWithConfigurators for one interface-level provider URL. */
     Result configureProvider(URL url) {
         Result r = new Result();
-        String[] keys = {app.key, service.key};
+        String[] keys = {REGISTRY_KEY, app.key, service.key};
         List<List<Configurator>> ls = lists();
         for (int li = 0; li < ls.size(); li++) {
             List<Configurator> configurators = ls.get(li);

@@ -310,9 +310,17 @@ public final class Oracle {
 
         // Dynamic configuration (issue 13): Dubbo's listeners read the initial values now; the invoker list and
         // the consumer URL the chain routes with are the configured ones.
-        boolean hasConfigurators = keyed.stream().anyMatch(k -> k.key.endsWith(Configurators.SUFFIX));
+        boolean hasConfigurators = keyed.stream().anyMatch(k -> k.key.endsWith(Configurators.SUFFIX))
+                || c.has("registry_configurators");
         Configurators.setLocalHost(consumer.getHost());
         Configurators cfg = new Configurators(module, consumer);
+        if (c.has("registry_configurators")) { // the registry's first notification carries them
+            List<String> raw = new ArrayList<>();
+            for (JsonElement e : c.getAsJsonArray("registry_configurators")) {
+                raw.add(e.getAsString());
+            }
+            cfg.notifyRegistry(consumer, raw);
+        }
         List<Invoker<Object>> rawInvokers = invokerList;
         JsonArray disabled = new JsonArray();
         invokers = configuredInvokers(cfg, rawInvokers, disabled);

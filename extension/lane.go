@@ -275,20 +275,23 @@ func (f laneProxyFactory) GetInvoker(url *common.URL) base.Invoker {
 	return &laneProviderInvoker{Invoker: inner}
 }
 
-// laneProviderInvoker captures the lane before the handler runs.
+// laneProviderInvoker restores the attachment keys a triple caller named
+// (TripleHeaderConvert) and captures the lane before the handler runs.
 type laneProviderInvoker struct{ base.Invoker }
 
 func (i *laneProviderInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Result {
+	restoreTripleKeys(inv)
 	return i.Invoker.Invoke(captureLane(ctx, inv), inv)
 }
 
 // laneClusterInvoker carries the lane into a call before the cluster
-// strategy routes it.
+// strategy routes it, and names the attachment keys triple lowercases
+// (TripleHeaderConvert).
 type laneClusterInvoker struct{ base.Invoker }
 
 func (i *laneClusterInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Result {
 	applyLane(ctx, inv)
-	return i.Invoker.Invoke(ctx, inv)
+	return i.Invoker.Invoke(withTripleKeyNames(ctx, inv), inv)
 }
 
 // wrapProxyFactories makes every registered proxy factory capture lanes.

@@ -49,14 +49,20 @@ type ProviderOptions struct {
 	// ConfigCenter, if set, is the provider's config center
 	// (-config-center), from which it reads dynamic configuration.
 	ConfigCenter string
+	// Protocol is the provider's -protocol: dubbo (empty), tri, or
+	// dubbo,tri (both; the tri port is picked free).
+	Protocol string
 }
 
 // Provider is a running cmd/provider.
 type Provider struct {
 	*Proc
-	// Port is its dubbo port; Addr is Host:Port, the address it registered.
+	// Port is its first protocol's port (the one it signs books with);
+	// Addr is Host:Port, the address it registered.
 	Port int
 	Addr string
+	// TriPort is the triple port of a dubbo,tri provider (0 otherwise).
+	TriPort int
 }
 
 var providerReady = regexp.MustCompile(`(?m)^READY (\d+) `)
@@ -77,6 +83,19 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 			}
 		}
 		args := []string{"-port", strconv.Itoa(port), "-host", Host, "-registry", opts.Registry, "-log", opts.LogLevel}
+		triPort := 0
+		if opts.Protocol != "" {
+			args = append(args, "-protocol", opts.Protocol)
+		}
+		if opts.Protocol == "dubbo,tri" {
+			for triPort == 0 || triPort == port {
+				var err error
+				if triPort, err = FreePort(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			args = append(args, "-tri-port", strconv.Itoa(triPort))
+		}
 		if opts.App != "" {
 			args = append(args, "-app", opts.App)
 		}
@@ -104,7 +123,7 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 		p := Start(t, ProcOptions{Name: name, Path: bins.Provider, Args: args, Env: opts.Env})
 		_, err := p.WaitLine(providerReady, ReadyTimeout)
 		if err == nil {
-			return &Provider{Proc: p, Port: port, Addr: net.JoinHostPort(Host, strconv.Itoa(port))}
+			return &Provider{Proc: p, Port: port, Addr: net.JoinHostPort(Host, strconv.Itoa(port)), TriPort: triPort}
 		}
 		_ = p.Kill()
 		if opts.Port == 0 && attempt < 3 && strings.Contains(p.Log(), "address already in use") {
@@ -132,6 +151,8 @@ type ConsumerOptions struct {
 	// RegistryType is the consumer's -registry-type (interface, service,
 	// all, default); empty: interface.
 	RegistryType string
+	// Protocol is the consumer's -protocol (dubbo, tri); empty: dubbo.
+	Protocol string
 	// LogLevel is dubbo-go's log level; default info, so that accepted
 	// rule changes are logged too.
 	LogLevel string
@@ -179,6 +200,9 @@ func StartConsumer(t testing.TB, bins *Binaries, opts ConsumerOptions) *Consumer
 	}
 	if opts.RegistryType != "" {
 		args = append(args, "-registry-type", opts.RegistryType)
+	}
+	if opts.Protocol != "" {
+		args = append(args, "-protocol", opts.Protocol)
 	}
 	if opts.Console {
 		args = append(args, "-console", net.JoinHostPort(Host, "0"))

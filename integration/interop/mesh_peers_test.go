@@ -73,17 +73,23 @@ func TestMeshMixedFleet(t *testing.T) {
 	all := sortedPorts(j1, j2, g1.Port, g2.Port)
 	gray := sortedPorts(j2, g1.Port)
 	scenarios := []struct {
-		name string
-		call harness.Call
-		args []string
-		want []string
+		name     string
+		call     harness.Call
+		scenario string // BookConsumer --scenario
+		want     []string
 	}{
-		{"queryAll, no user (no route detail matches: all)", harness.QueryAll, []string{"--method", "queryAll"}, all},
-		{"queryAll, userId 7", harness.Call{Method: "queryAll", UserID: "7"}, []string{"--method", "queryAll", "--attach", "userId=7"}, gray},
-		{"queryByName", harness.Call{Method: "queryByName", Name: "Go in Action"}, []string{"--method", "queryByName", "--arg", "Go in Action"}, gray},
+		{"queryAll, no user (no route detail matches: all)", harness.QueryAll, "queryAll", all},
+		{"queryAll, userId 7", harness.Call{Method: "queryAll", UserID: "7"}, "queryAll userId=7", gray},
+		{"queryByName", harness.Call{Method: "queryByName", Name: "Go in Action"}, "queryByName", gray},
 	}
 	const calls = 24
+	// One Java consumer runs every scenario.
+	javaArgs := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--arg", "Go in Action"}
 	for _, sc := range scenarios {
+		javaArgs = append(javaArgs, "--scenario", sc.scenario)
+	}
+	javaCalls := javaConsumer(t, srv.Addr(), javaArgs...)
+	for i, sc := range scenarios {
 		ex, err := c.Explain(sc.call)
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +103,13 @@ func TestMeshMixedFleet(t *testing.T) {
 			}
 			served[strconv.Itoa(port)] = true
 		}
-		javaSet := servedSet(javaConsumer(t, srv.Addr(), append([]string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1"}, sc.args...)...))
+		var mine []javaCall
+		for _, jc := range javaCalls {
+			if jc.Scenario == i {
+				mine = append(mine, jc)
+			}
+		}
+		javaSet := servedSet(mine)
 		t.Logf("%s: Go eligible %v, Go served %v, Java served %v (want %v)", sc.name, goSet, sortedKeys(served), javaSet, sc.want)
 		if fmt.Sprint(goSet) != fmt.Sprint(sc.want) {
 			t.Errorf("%s: Go eligible %v, want %v (trace: %s)", sc.name, goSet, sc.want, ex.TraceText)

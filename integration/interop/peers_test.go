@@ -28,8 +28,13 @@ const BookIface = "com.muke.dubbocourse.common.api.BookFacade"
 
 const serviceKey = BookIface + "::.condition-router"
 
-// javaPeerOpts favour JVM start-up time for the short-lived Java peers.
-var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms32m", "-Xmx256m", "-Djava.net.preferIPv4Stack=true"}
+// javaPeerOpts favour JVM start-up and stop time for the short-lived Java
+// peers. Dubbo's graceful shutdown wait (dubbo.service.shutdown.wait,
+// default 10 s) only delays a test's teardown, when nothing is in flight:
+// a Java provider took 6 s to stop with it and 2 s with 500 ms, still
+// unregistering first (measured).
+var javaPeerOpts = []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xms32m", "-Xmx256m", "-Djava.net.preferIPv4Stack=true",
+	"-Ddubbo.service.shutdown.wait=500"}
 
 // javaProvider starts a Java BookProvider registering 127.0.0.1 (loopback
 // only: --register-host) and waits for its READY line.
@@ -42,34 +47,59 @@ func javaProvider(t *testing.T, zkAddr, app, tag string, params ...string) int {
 // instance or all).
 func javaProviderMode(t *testing.T, zkAddr, mode, app, tag string, params ...string) int {
 	t.Helper()
+	port, _ := javaProviderProto(t, zkAddr, mode, "dubbo", app, tag, nil, params...)
+	return port
+}
+
+// javaProviderProto is javaProviderMode exporting over protocol: dubbo,
+// tri, or dubbo,tri (both; triPort is then the triple port, else 0), with
+// extra BookProvider arguments (a later option replaces an earlier one).
+// The provider signs its books with port.
+func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, extra []string, params ...string) (port, triPort int) {
+	t.Helper()
 	jar, err := Jar()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := harness.FreePort()
+	port, err = harness.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
 	args := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider",
-		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode)
+		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode,
+		"--protocol", protocol)
+	if protocol == "dubbo,tri" {
+		for triPort == 0 || triPort == port {
+			if triPort, err = harness.FreePort(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		args = append(args, "--tri-port", strconv.Itoa(triPort))
+	}
 	if tag != "" {
 		args = append(args, "--tag", tag)
 	}
 	for _, p := range params {
 		args = append(args, "--param", p)
 	}
+	args = append(args, extra...)
 	p := harness.Start(t, harness.ProcOptions{Name: "java-provider:" + strconv.Itoa(port), Path: "java", Args: args})
 	if _, err := p.WaitLine(regexp.MustCompile(`(?m)^READY \d+$`), 120*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	// Stop Java providers before their ZooKeeper (cleanups run last-in first-out).
 	t.Cleanup(func() { _ = p.Stop(10 * time.Second) })
-	return port
+	return port, triPort
 }
 
 // javaCall is one line of BookConsumer's output.
 type javaCall struct {
-	Call     int    `json:"call"`
+	// Scenario is the index of the --scenario the call belongs to (0
+	// without any).
+	Scenario int `json:"scenario"`
+	Call     int `json:"call"`
+	// Name is the returned Book's name.
+	Name     string `json:"name"`
 	OK       bool   `json:"ok"`
 	ServedBy string `json:"served_by"`
 	Error    string `json:"error"`
@@ -407,48 +437,84 @@ func TestMixedFleetParity(t *testing.T) {
 // consumer c (its eligible set from explain, and real calls) and with a Java
 // BookConsumer (Java Dubbo's own routers, javaArgs added to its command
 // line), and fails t where the Java consumer's served set differs from the
-// Go consumer's eligible set, or the Go consumer is served outside it.
+// Go consumer's eligible set, or the Go consumer is served outside it. One
+// JVM runs every scenario (BookConsumer --scenario).
 func checkParity(t *testing.T, zkAddr string, c *harness.Consumer, scenarios []parityScenario, javaArgs ...string) {
 	t.Helper()
+	checkParityAliased(t, zkAddr, c, scenarios, nil, javaArgs...)
+}
+
+// checkParityAliased is checkParity for providers that sign their books
+// with another port than the one the consumer routes to (a provider
+// exporting dubbo and tri signs with its first port): alias maps a routed
+// port to the port its books are signed with.
+func checkParityAliased(t *testing.T, zkAddr string, c *harness.Consumer, scenarios []parityScenario, alias map[string]string, javaArgs ...string) {
+	t.Helper()
 	const calls = 24
-	for _, sc := range scenarios {
+	goSets := make([][]string, len(scenarios))
+	traces := make([]string, len(scenarios))
+	served := make([]map[string]bool, len(scenarios))
+	args := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--arg", "Go in Action"}
+	for i, sc := range scenarios {
 		ex, err := c.Explain(harness.Call{Method: sc.method, Tag: sc.tag, Force: sc.force})
 		if err != nil {
 			t.Fatal(err)
 		}
-		goSet := routedPorts(ex)
-		served := map[string]bool{}
-		for i := 0; i < calls; i++ {
+		goSets[i], traces[i] = aliased(routedPorts(ex), alias), ex.TraceText
+		served[i] = map[string]bool{}
+		for range calls {
 			_, r := bookCall(t, c, sc.method, sc.tag, sc.force)
 			switch {
 			case r.Port != 0:
-				served[strconv.Itoa(r.Port)] = true
+				served[i][strconv.Itoa(r.Port)] = true
 			case noProvider(r.Error):
-				served["none"] = true
+				served[i]["none"] = true
 			}
 		}
-		args := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--method", sc.method, "--arg", "Go in Action"}
-		if sc.tag != "" {
-			args = append(args, "--attach", "dubbo.tag="+sc.tag)
+		args = append(args, "--scenario", sc.javaScenario())
+	}
+	javaCalls := javaConsumer(t, zkAddr, append(args, javaArgs...)...)
+	for i, sc := range scenarios {
+		var mine []javaCall
+		for _, jc := range javaCalls {
+			if jc.Scenario == i {
+				mine = append(mine, jc)
+			}
 		}
-		if sc.force {
-			args = append(args, "--attach", "dubbo.force.tag=true")
+		if len(mine) != calls {
+			t.Errorf("%s: the Java consumer made %d calls, want %d", sc.name, len(mine), calls)
 		}
-		javaSet := servedSet(javaConsumer(t, zkAddr, append(args, javaArgs...)...))
+		javaSet := servedSet(mine)
 		// Java serves what it routes to: every eligible provider is reached
 		// within the calls (the sample's Go providers publish Java's default
 		// weight 100, so Java's RandomLoadBalance picks them like its own).
-		want := goSet
-		t.Logf("%s: Go eligible %v, Go served %v, Java served %v (want %v)", sc.name, goSet, sortedKeys(served), javaSet, want)
-		if fmt.Sprint(want) != fmt.Sprint(javaSet) {
-			t.Errorf("%s: Go consumer's eligible set %v (Java should serve %v) but the Java consumer served %v (trace: %s)", sc.name, goSet, want, javaSet, ex.TraceText)
+		goSet := goSets[i]
+		t.Logf("%s: Go eligible %v, Go served %v, Java served %v", sc.name, goSet, sortedKeys(served[i]), javaSet)
+		if fmt.Sprint(goSet) != fmt.Sprint(javaSet) {
+			t.Errorf("%s: Go consumer's eligible set %v (Java should serve it) but the Java consumer served %v (trace: %s)", sc.name, goSet, javaSet, traces[i])
 		}
-		for p := range served {
+		for p := range served[i] {
 			if !slices.Contains(goSet, p) {
 				t.Errorf("%s: Go consumer served by %s, not in its eligible set %v", sc.name, p, goSet)
 			}
 		}
 	}
+}
+
+// aliased maps every port of set through alias (ports without an alias
+// stay), sorted and without duplicates.
+func aliased(set []string, alias map[string]string) []string {
+	if len(alias) == 0 {
+		return set
+	}
+	m := map[string]bool{}
+	for _, p := range set {
+		if a, ok := alias[p]; ok {
+			p = a
+		}
+		m[p] = true
+	}
+	return sortedKeys(m)
 }
 
 // parityScenario is one call shape checkParity compares.
@@ -457,6 +523,19 @@ type parityScenario struct {
 	method string
 	tag    string
 	force  bool
+}
+
+// javaScenario is the scenario as BookConsumer's --scenario: the method,
+// then the attachments.
+func (sc parityScenario) javaScenario() string {
+	s := sc.method
+	if sc.tag != "" {
+		s += " dubbo.tag=" + sc.tag
+	}
+	if sc.force {
+		s += " dubbo.force.tag=true"
+	}
+	return s
 }
 
 // parityScenarios are the deterministic scenarios of the mixed fleet's rules

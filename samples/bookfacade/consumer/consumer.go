@@ -32,6 +32,10 @@ type Options struct {
 	// RegistryType is dubbo-go's registry-type (interface, service, all,
 	// default); empty: interface.
 	RegistryType string
+	// Protocol is the reference's protocol: "dubbo" (default) or "tri"
+	// (triple with hessian2, which Java 3.3 triple providers of a non-IDL
+	// interface answer). dubbo-go uses only providers of this protocol.
+	Protocol string
 	// ConfigCenter is where rules are read from; default: Registry's address.
 	// "none" disables it.
 	ConfigCenter string
@@ -94,13 +98,32 @@ func New(opts Options) (*Consumer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade consumer %s: new instance: %w", opts.App, err)
 	}
-	cli, err := ins.NewClient(client.WithClientProtocolDubbo(), client.WithClientSerialization(constant.Hessian2Serialization))
+	protoOpt := client.WithClientProtocolDubbo()
+	switch opts.Protocol {
+	case "", constant.Dubbo:
+	case constant.TriProtocol:
+		protoOpt = client.WithClientProtocolTriple()
+	default:
+		return nil, fmt.Errorf("bookfacade consumer %s: protocol %q: want dubbo or tri", opts.App, opts.Protocol)
+	}
+	cli, err := ins.NewClient(protoOpt, client.WithClientSerialization(constant.Hessian2Serialization))
 	if err != nil {
 		return nil, fmt.Errorf("bookfacade consumer %s: new client: %w", opts.App, err)
 	}
 	refOpts := []client.ReferenceOption{
 		client.WithLoadBalance(opts.LoadBalance),
 		client.WithRetries(opts.Retries),
+	}
+	if opts.Protocol == constant.TriProtocol {
+		// Non-IDL: the BookFacade is a Java interface, not a protobuf
+		// service. Without it dubbo-go v3.3.2 calls a provider URL without
+		// IDL-mode=non-IDL (every Java provider's) through its legacy
+		// grpc-based invoker, which sends a request wrapper without the
+		// arguments: Java's triple invoked queryByName with none (measured).
+		// Deprecated in v3.3.2, yet its TripleProtocol.Refer still decides
+		// on this parameter; a plain client.WithParam is overwritten by it.
+		//lint:ignore SA1019 the only switch v3.3.2 reads (see above)
+		refOpts = append(refOpts, client.WithIDL(constant.NONIDL))
 	}
 	if opts.Cluster != "" {
 		refOpts = append(refOpts, client.WithCluster(opts.Cluster))

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"strconv"
@@ -26,8 +27,17 @@ import (
 
 // Options configure one provider.
 type Options struct {
-	// Port to listen on (dubbo protocol). Required.
+	// Port to listen on (the first protocol's). Required. Every Book the
+	// provider returns is signed with the port the call arrived on (dubbo
+	// protocol), or with Port when the protocol does not tell (triple).
 	Port int
+	// Protocol is what the service is exported over: "dubbo" (default),
+	// "tri" (triple, hessian2 in the protobuf wrapper Java's triple uses for
+	// non-IDL interfaces), or "dubbo,tri" (both: dubbo on Port, tri on
+	// TriPort; one provider for consumers of either protocol).
+	Protocol string
+	// TriPort is the triple port with Protocol "dubbo,tri".
+	TriPort int
 	// Host is the IP the provider listens on and registers (the host part of
 	// its URL in /dubbo/<interface>/providers). Empty: dubbo-go's choice,
 	// which listens on every interface and registers the first non-loopback
@@ -83,24 +93,68 @@ func (p *Provider) Err() error {
 // BookFacade is the provider's handler. Method names are exported Go names;
 // dubbo-go registers both QueryAll and queryAll, so Java and Go callers using
 // the Java names reach them.
-type BookFacade struct{}
+type BookFacade struct {
+	// port signs the books when the call does not say which port it
+	// arrived on (triple).
+	port int
+}
 
 // QueryAll returns two books signed with the serving port.
-func (BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
-	by := api.ServedBy(servingPort(ctx))
+func (b BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
+	by := api.ServedBy(b.servingPort(ctx))
 	return []*api.Book{{Name: "Dubbo in Action", Author: by}, {Name: "Go in Action", Author: by}}, nil
 }
 
 // QueryByName returns the named book signed with the serving port. The
 // name "sleep-ms=N" answers after N ms (at most 5 s): a slow call for
-// timeout tests.
-func (BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
+// timeout tests. The name "attachments" answers a book whose name is the
+// JSON object of the string attachments the call arrived with (as the
+// protocol delivered them).
+func (b BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
 	if ms, ok := strings.CutPrefix(name, "sleep-ms="); ok {
 		if n, err := strconv.Atoi(ms); err == nil && n > 0 {
 			time.Sleep(time.Duration(min(n, 5000)) * time.Millisecond)
 		}
 	}
-	return &api.Book{Name: name, Author: api.ServedBy(servingPort(ctx))}, nil
+	if name == EchoAttachments {
+		name = receivedAttachments(ctx)
+	}
+	return &api.Book{Name: name, Author: api.ServedBy(b.servingPort(ctx))}, nil
+}
+
+// EchoAttachments is the queryByName argument that makes a provider (Go
+// or Java) answer the attachments it received, as a JSON object in the
+// Book's name.
+const EchoAttachments = "attachments"
+
+// receivedAttachments is the JSON object of the call's string attachments
+// (a []string attachment, as triple delivers headers, counts with its first
+// value).
+func receivedAttachments(ctx context.Context) string {
+	m, _ := ctx.Value(constant.AttachmentKey).(map[string]any)
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		switch a := v.(type) {
+		case string:
+			out[k] = a
+		case []string:
+			if len(a) > 0 {
+				out[k] = a[0]
+			}
+		}
+	}
+	js, err := json.Marshal(out)
+	if err != nil {
+		return "{}"
+	}
+	return string(js)
+}
+
+func (b BookFacade) servingPort(ctx context.Context) int {
+	if p := servingPort(ctx); p != 0 {
+		return p
+	}
+	return b.port
 }
 
 // servingPort is the local port of the connection the call came in on
@@ -129,6 +183,23 @@ func servingPort(ctx context.Context) int {
 
 var startMu sync.Mutex
 
+// Protocols are the values Options.Protocol takes.
+var Protocols = []string{"dubbo", "tri", "dubbo,tri"}
+
+// ParseProtocol splits a -protocol value ("dubbo", "tri", "dubbo,tri";
+// empty: "dubbo") into dubbo-go protocol names.
+func ParseProtocol(s string) ([]string, error) {
+	switch s {
+	case "", constant.Dubbo:
+		return []string{constant.Dubbo}, nil
+	case constant.TriProtocol:
+		return []string{constant.TriProtocol}, nil
+	case "dubbo,tri":
+		return []string{constant.Dubbo, constant.TriProtocol}, nil
+	}
+	return nil, fmt.Errorf("protocol %q: want one of %v", s, Protocols)
+}
+
 // Start exports a provider and returns once its port accepts connections
 // (and, with a registry, once it is registered).
 func Start(opts Options) (*Provider, error) {
@@ -141,16 +212,31 @@ func Start(opts Options) (*Provider, error) {
 	if opts.Ready <= 0 {
 		opts.Ready = 10 * time.Second
 	}
-	protoOpts := []protocol.ServerOption{protocol.WithDubbo(), protocol.WithPort(opts.Port)}
-	if opts.Host != "" {
-		protoOpts = append(protoOpts, protocol.WithIp(opts.Host))
+	protocols, err := ParseProtocol(opts.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("bookfacade provider on port %d: %w", opts.Port, err)
 	}
-	if opts.Sessions > 0 {
-		protoOpts = append(protoOpts, protocol.WithParams(map[string]any{"session-number": opts.Sessions}))
-	}
-	insOpts := []dubbo.InstanceOption{
-		dubbo.WithName(opts.App),
-		dubbo.WithProtocol(protoOpts...),
+	insOpts := []dubbo.InstanceOption{dubbo.WithName(opts.App)}
+	for i, name := range protocols {
+		port := opts.Port
+		if i > 0 {
+			if port = opts.TriPort; port <= 0 || port > 65535 {
+				return nil, fmt.Errorf("bookfacade provider on port %d: protocol %q: bad tri port %d", opts.Port, opts.Protocol, port)
+			}
+		}
+		protoOpts := []protocol.ServerOption{protocol.WithID(name), protocol.WithPort(port)}
+		if name == constant.TriProtocol {
+			protoOpts = append(protoOpts, protocol.WithTriple())
+		} else {
+			protoOpts = append(protoOpts, protocol.WithDubbo())
+		}
+		if opts.Host != "" {
+			protoOpts = append(protoOpts, protocol.WithIp(opts.Host))
+		}
+		if opts.Sessions > 0 {
+			protoOpts = append(protoOpts, protocol.WithParams(map[string]any{"session-number": opts.Sessions}))
+		}
+		insOpts = append(insOpts, dubbo.WithProtocol(protoOpts...))
 	}
 	if opts.Host != "" {
 		// dubbo-go exports its MetadataService on the protocol port without
@@ -200,9 +286,11 @@ func Start(opts Options) (*Provider, error) {
 	}
 	// One reflective entry per service per process: hand them to this server.
 	for _, iface := range []string{api.Interface, constant.HealthCheckServiceInterface, constant.ReflectionServiceInterface} {
-		_ = common.ServiceMap.UnRegister(iface, constant.Dubbo, common.ServiceKey(iface, "", ""))
+		for _, proto := range protocols {
+			_ = common.ServiceMap.UnRegister(iface, proto, common.ServiceKey(iface, "", ""))
+		}
 	}
-	if err := srv.RegisterService(&BookFacade{}, svcOpts...); err != nil {
+	if err := srv.RegisterService(&BookFacade{port: opts.Port}, svcOpts...); err != nil {
 		return nil, fmt.Errorf("bookfacade provider on port %d: register service: %w", opts.Port, err)
 	}
 	p := &Provider{opts: opts, errc: make(chan error, 1)}

@@ -15,6 +15,7 @@ func main() {
 	app := flag.String("app", "demo-consumer1", "consumer application name")
 	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port (an ensemble: zookeeper://host:port,host:port,...)")
 	regType := flag.String("registry-type", "interface", "dubbo-go registry-type: interface, service (application-level, with dubboroute's APPLICATION_FIRST fallback), all, or default (the setting left out)")
+	proto := flag.String("protocol", "dubbo", "the reference's protocol: dubbo or tri (triple; only providers of this protocol are used)")
 	cc := flag.String("config-center", "", "config center address (default: the registry's); none to disable")
 	direct := flag.String("url", "", "direct provider URLs instead of the registry, e.g. dubbo://127.0.0.1:20880;dubbo://127.0.0.1:20881")
 	lb := flag.String("loadbalance", "gray", "load balancer")
@@ -24,7 +25,7 @@ func main() {
 	tag := flag.String("tag", "", "the consumer's static dubbo.tag (used when a request sets none)")
 	consoleAddr := flag.String("console", "", "serve dubboroute's route console on this loopback `address` (e.g. 127.0.0.1:8081; port 0 picks one, printed on a CONSOLE line)")
 	flag.Parse()
-	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
+	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, RegistryType: *regType, Protocol: *proto, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
 		LogLevel: *logLevel, Retries: *retries, Tag: *tag})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "consumer:", err)

@@ -32,7 +32,9 @@ func (p params) Set(s string) error {
 
 func main() {
 	ps := params{}
-	port := flag.Int("port", 20880, "dubbo protocol port")
+	port := flag.Int("port", 20880, "port of the (first) protocol")
+	proto := flag.String("protocol", "dubbo", "protocol the service is exported over: dubbo, tri (triple, hessian2 as Java's triple sends it for non-IDL interfaces), or dubbo,tri (both: tri on -tri-port)")
+	triPort := flag.Int("tri-port", 0, "triple port with -protocol dubbo,tri")
 	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port, memory://, or empty for none")
 	app := flag.String("app", api.ProviderApp, "application name")
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
@@ -43,12 +45,12 @@ func main() {
 	sessions := flag.Int("sessions", 0, "most connections accepted at once (dubbo-go's getty session-number; 0: its default, 700)")
 	flag.Var(ps, "param", "extra provider URL parameter key=value (repeatable), e.g. status=gray")
 	flag.Parse()
-	p, err := provider.Start(provider.Options{Port: *port, Host: *host, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel, Sessions: *sessions})
+	p, err := provider.Start(provider.Options{Port: *port, Protocol: *proto, TriPort: *triPort, Host: *host, Registry: *reg, RegistryType: *regType, ConfigCenter: *cc, App: *app, Tag: *tag, Params: ps, LogLevel: *logLevel, Sessions: *sessions})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "provider:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("READY %d (%s, registry %s, tag %q, params %v)\n", p.Port(), *app, *reg, *tag, ps)
+	fmt.Printf("READY %d (%s, protocol %s, registry %s, tag %q, params %v)\n", p.Port(), *app, *proto, *reg, *tag, ps)
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig

@@ -3,6 +3,8 @@ package io.github.dubboroute.it;
 import com.google.gson.JsonObject;
 import com.muke.dubbocourse.common.api.Book;
 import com.muke.dubbocourse.common.api.BookFacade;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.dubbo.config.ApplicationConfig;
@@ -21,14 +23,21 @@ import org.apache.dubbo.rpc.RpcContext;
  *   --zk 127.0.0.1:2191 [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
- *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION]
+ *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
+ *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]...
  * </pre>
+ * {@code --protocol} is the reference's protocol: only providers of that protocol are used (unset: any).
+ * {@code --scenario} (repeatable) runs several call shapes in this one JVM, {@code --calls} calls each, in order:
+ * the method, then the call's attachments (replacing {@code --method} and {@code --attach}); queryByName gets
+ * {@code --arg}. One JVM for many scenarios: a JVM and Dubbo start cost seconds, a call a millisecond.
  * {@code --migration} (default FORCE_INTERFACE) is Dubbo 3's service-discovery migration step; APPLICATION_FIRST
  * is Java 3's default (application-level instances, metadata read from the registry, interface-level fallback).
  * {@code --local-host} (default 127.0.0.1; "auto" keeps Dubbo's choice) pins Dubbo's local host to a loopback
  * address, so providers registered as 127.x are dialed there and not at the machine's other address
  * (see {@link Loopback}).
- * Prints one JSON line per call: {"call":i,"ok":true,"served_by":"20880"} or {"call":i,"ok":false,"error":"..."}.
+ * Prints one JSON line per call: {"scenario":s,"call":i,"ok":true,"served_by":"20880","name":"..."} or
+ * {"scenario":s,"call":i,"ok":false,"error":"..."} (name: the returned Book's name; scenario: the index of the
+ * {@code --scenario}, 0 without any).
  */
 public final class BookConsumer {
     private BookConsumer() {}
@@ -48,7 +57,26 @@ public final class BookConsumer {
         int calls = args.getInt("calls", 10);
         String method = args.get("method", "queryAll");
         String arg = args.get("arg", "Dubbo in Action");
-        Map<String, String> attachments = args.pairs("attach");
+        List<String> methods = new ArrayList<>();
+        List<Map<String, String>> attachmentSets = new ArrayList<>();
+        if (args.has("scenario")) {
+            for (String sc : args.all("scenario")) {
+                String[] words = sc.trim().split("\\s+");
+                Map<String, String> atts = new LinkedHashMap<>();
+                for (int w = 1; w < words.length; w++) {
+                    int eq = words[w].indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--scenario: attachments are k=v, got " + words[w]);
+                    }
+                    atts.put(words[w].substring(0, eq), words[w].substring(eq + 1));
+                }
+                methods.add(words[0]);
+                attachmentSets.add(atts);
+            }
+        } else {
+            methods.add(method);
+            attachmentSets.add(args.pairs("attach"));
+        }
 
         ApplicationConfig application = new ApplicationConfig(app);
         application.setQosEnable(false);
@@ -65,6 +93,9 @@ public final class BookConsumer {
         reference.setInterface(BookFacade.class);
         reference.setCheck(false);
         reference.setRetries(args.getInt("retries", 0));
+        if (args.has("protocol")) {
+            reference.setProtocol(args.get("protocol", null));
+        }
         reference.setTimeout(args.getInt("timeout", 3000));
         if (args.has("version")) {
             reference.setVersion(args.get("version", null));
@@ -88,35 +119,47 @@ public final class BookConsumer {
         // Give the registry notification and the rule reads a moment to land before the first call.
         Thread.sleep(args.getInt("wait-ms", 1500));
 
-        for (int i = 0; i < calls; i++) {
-            JsonObject line = new JsonObject();
-            line.addProperty("call", i);
-            try {
-                for (Map.Entry<String, String> e : attachments.entrySet()) {
-                    RpcContext.getClientAttachment().setAttachment(e.getKey(), e.getValue());
-                }
-                Book book;
-                if ("queryByName".equals(method)) {
-                    book = facade.queryByName(arg);
-                } else {
-                    List<Book> all = facade.queryAll();
-                    book = all == null || all.isEmpty() ? null : all.get(0);
-                }
-                String author = book == null ? null : book.getAuthor();
-                line.addProperty("ok", true);
-                line.addProperty(
-                        "served_by",
-                        author != null && author.startsWith("served-by-") ? author.substring(10) : author);
-            } catch (Throwable t) {
-                line.addProperty("ok", false);
-                String msg = t.getClass().getSimpleName() + ": " + t.getMessage();
-                msg = msg.replaceAll("\\s+", " ");
-                line.addProperty("error", msg.length() > 600 ? msg.substring(0, 600) + "..." : msg);
+        for (int s = 0; s < methods.size(); s++) {
+            for (int i = 0; i < calls; i++) {
+                System.out.println(call(facade, s, i, methods.get(s), arg, attachmentSets.get(s)));
+                System.out.flush();
             }
-            System.out.println(line);
-            System.out.flush();
         }
         bootstrap.stop();
         System.exit(0);
+    }
+
+    /** One call with these attachments, as its JSON output line. */
+    private static JsonObject call(
+            BookFacade facade, int scenario, int i, String method, String arg, Map<String, String> attachments) {
+        JsonObject line = new JsonObject();
+        line.addProperty("scenario", scenario);
+        line.addProperty("call", i);
+        try {
+            RpcContext.getClientAttachment().clearAttachments();
+            for (Map.Entry<String, String> e : attachments.entrySet()) {
+                RpcContext.getClientAttachment().setAttachment(e.getKey(), e.getValue());
+            }
+            Book book;
+            if ("queryByName".equals(method)) {
+                book = facade.queryByName(arg);
+            } else {
+                List<Book> all = facade.queryAll();
+                book = all == null || all.isEmpty() ? null : all.get(0);
+            }
+            String author = book == null ? null : book.getAuthor();
+            line.addProperty("ok", true);
+            line.addProperty(
+                    "served_by", author != null && author.startsWith("served-by-") ? author.substring(10) : author);
+            if (book != null) {
+                line.addProperty("name", book.getName());
+            }
+        } catch (Throwable t) {
+            line.addProperty("ok", false);
+            String msg = t.getClass().getSimpleName() + ": " + t.getMessage();
+            msg = msg.replaceAll("\\s+", " ");
+            line.addProperty("error", msg.length() > 600 ? msg.substring(0, 600) + "..." : msg);
+        }
+        return line;
     }
 }

@@ -2,6 +2,7 @@ package io.github.dubboroute.it;
 
 import com.muke.dubbocourse.common.api.Book;
 import com.muke.dubbocourse.common.api.BookFacade;
+import com.google.gson.Gson;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +15,8 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
- * Java BookFacade provider: plain Dubbo API, dubbo protocol, hessian2, ZooKeeper registry, interface-level
- * registration by default ({@code --register-mode instance|all} registers application-level too, with the
+ * Java BookFacade provider: plain Dubbo API, dubbo protocol (or triple, or both), hessian2, ZooKeeper registry,
+ * interface-level registration by default ({@code --register-mode instance|all} registers application-level too, with the
  * metadata in the registry). Every Book it returns has author "served-by-&lt;port&gt;".
  *
  * <pre>
@@ -23,8 +24,13 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
  *   [--host a.b.c.d (not 127.x)] [--register-host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
  *   [--config-center]
- *   [--register-mode interface|instance|all]
+ *   [--register-mode interface|instance|all] [--protocol dubbo|tri|dubbo,tri] [--tri-port 20881]
  * </pre>
+ * {@code --protocol} (default dubbo) exports the service over Dubbo's dubbo protocol, triple ({@code tri}: the
+ * interface is not an IDL one, so Java's triple sends hessian2 inside its protobuf wrapper), or both: then
+ * {@code --port} is the dubbo port and {@code --tri-port} the triple one. Every Book is signed with {@code --port},
+ * whichever protocol served it. {@code queryByName("attachments")} answers a Book whose name is the JSON object of
+ * the string attachments the call arrived with (see {@link EchoAttachmentsFilter}).
  * {@code --register-host} registers that host instead of the bound one (see {@link RegisterHostCustomizer}):
  * the only way to make a Java provider register 127.0.0.1.
  * Prints "READY &lt;port&gt;" on stdout once the service is exported and registered; runs until killed.
@@ -55,6 +61,9 @@ public final class BookProvider {
                 } catch (InterruptedException | NumberFormatException e) {
                     Thread.currentThread().interrupt();
                 }
+            }
+            if ("attachments".equals(name)) {
+                return new Book(new Gson().toJson(EchoAttachmentsFilter.serving()), servedBy);
             }
             return new Book(name, servedBy);
         }
@@ -97,16 +106,30 @@ public final class BookProvider {
             configCenter.setAddress(zk);
         }
 
-        ProtocolConfig protocol = new ProtocolConfig("dubbo", port);
-        if (host != null) {
-            protocol.setHost(host);
+        List<ProtocolConfig> protocols = new ArrayList<>();
+        for (String name : args.get("protocol", "dubbo").split(",")) {
+            int p = port;
+            if (name.equals("tri") && protocols.size() > 0) {
+                p = Integer.parseInt(args.require("tri-port"));
+            }
+            if (!name.equals("dubbo") && !name.equals("tri")) {
+                throw new IllegalArgumentException("--protocol: want dubbo, tri or dubbo,tri, got " + name);
+            }
+            ProtocolConfig protocol = new ProtocolConfig(name, p);
+            protocol.setId(name);
+            if (host != null) {
+                protocol.setHost(host);
+            }
+            protocol.setSerialization("hessian2");
+            protocol.setPreferSerialization("hessian2");
+            protocols.add(protocol);
         }
-        protocol.setSerialization("hessian2");
-        protocol.setPreferSerialization("hessian2");
 
         ServiceConfig<BookFacade> service = new ServiceConfig<>();
         service.setInterface(BookFacade.class);
         service.setRef(new BookFacadeImpl(port));
+        service.setProtocols(protocols);
+        service.setFilter("dubboroute-echo");
         if (args.has("tag")) {
             service.setTag(args.get("tag", null)); // registered as URL parameter dubbo.tag
         }
@@ -123,7 +146,7 @@ public final class BookProvider {
         DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(application)
                 .registry(registry)
-                .protocol(protocol)
+                .protocols(protocols)
                 .service(service);
         if (configCenter != null) {
             bootstrap.configCenter(configCenter);

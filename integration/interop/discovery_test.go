@@ -134,6 +134,9 @@ func TestDiscoveryMatrix(t *testing.T) {
 							}
 						}
 						checkParityAliased(t, srv.Addr(), c, matrixScenarios, alias, javaArgs...)
+						if cell.javaStep == "APPLICATION_FIRST" {
+							checkMeshParity(t, srv.Addr(), rules, c, alias, javaArgs...)
+						}
 					})
 				}
 			}
@@ -223,6 +226,44 @@ func warnings(log string, n int) string {
 		out = out[len(out)-n:]
 	}
 	return strings.Join(out, "\n")
+}
+
+// matrixMeshScenarios run with meshPeersRule in force on top of the
+// condition rules: the mesh rule's two route details, no route detail, and
+// a route detail followed by a static tag and by a forced missing tag. (A
+// dynamic tag rule is not in the matrix: its members are host:port
+// addresses, and Java matches no ip:port against a 127.x provider,
+// known-loopback-tag-address; TestTripleInterop covers dynamic tags with
+// CIDR.)
+var matrixMeshScenarios = []parityScenario{
+	{"mesh: queryAll, no route detail", "queryAll", "", false, ""},
+	{"mesh: queryAll, userId 7 to subset gray", "queryAll", "", false, "7"},
+	{"mesh: queryByName to subset gray", "queryByName", "", false, ""},
+	{"mesh: queryByName to subset gray, static tag gray", "queryByName", "gray", false, ""},
+	{"mesh: queryAll, userId 7, tag red + force", "queryAll", "red", true, "7"},
+}
+
+// checkMeshParity writes a mesh rule where Dubbo Admin writes it
+// (<provider-app>.MESHAPPRULE), waits until the Go consumer routes with
+// it, compares the Go and Java consumers on matrixMeshScenarios, and
+// deletes the rule again (the fleet's next cell starts without it).
+func checkMeshParity(t *testing.T, zkAddr string, rules *harness.Rules, c *harness.Consumer, alias map[string]string, javaArgs ...string) {
+	t.Helper()
+	const meshKey = "demo-provider.MESHAPPRULE"
+	defer func() {
+		if err := rules.Delete(meshKey); err != nil {
+			t.Errorf("delete %s: %v", meshKey, err)
+		}
+	}()
+	if err := rules.Put(meshKey, meshPeersRule); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitExplain(harness.QueryByName, 60*time.Second, func(ex httpapi.Explain) bool {
+		return strings.Contains(ex.TraceText, "mesh-routed")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkParityAliased(t, zkAddr, c, matrixMeshScenarios, alias, javaArgs...)
 }
 
 // matrixScenarios are the parity scenarios each matrix cell runs: one per

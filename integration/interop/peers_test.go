@@ -200,7 +200,16 @@ func checkRegistered(t *testing.T, rules *harness.Rules, ports ...int) {
 // returns the decoded answer (HTTP status and body).
 func bookCall(t *testing.T, c *harness.Consumer, method, tag string, force bool) (int, httpapi.Response) {
 	t.Helper()
+	return bookCallAs(t, c, method, tag, force, "")
+}
+
+// bookCallAs is bookCall with the attachment userId set when user is not "".
+func bookCallAs(t *testing.T, c *harness.Consumer, method, tag string, force bool, user string) (int, httpapi.Response) {
+	t.Helper()
 	q := url.Values{}
+	if user != "" {
+		q.Set("userId", user)
+	}
 	if method == "queryByName" {
 		q.Set("name", "Go in Action")
 	}
@@ -456,14 +465,14 @@ func checkParityAliased(t *testing.T, zkAddr string, c *harness.Consumer, scenar
 	served := make([]map[string]bool, len(scenarios))
 	args := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--arg", "Go in Action"}
 	for i, sc := range scenarios {
-		ex, err := c.Explain(harness.Call{Method: sc.method, Tag: sc.tag, Force: sc.force})
+		ex, err := c.Explain(harness.Call{Method: sc.method, Tag: sc.tag, Force: sc.force, UserID: sc.user})
 		if err != nil {
 			t.Fatal(err)
 		}
 		goSets[i], traces[i] = aliased(routedPorts(ex), alias), ex.TraceText
 		served[i] = map[string]bool{}
 		for range calls {
-			_, r := bookCall(t, c, sc.method, sc.tag, sc.force)
+			_, r := bookCallAs(t, c, sc.method, sc.tag, sc.force, sc.user)
 			switch {
 			case r.Port != 0:
 				served[i][strconv.Itoa(r.Port)] = true
@@ -523,6 +532,7 @@ type parityScenario struct {
 	method string
 	tag    string
 	force  bool
+	user   string // the attachment userId, if set
 }
 
 // javaScenario is the scenario as BookConsumer's --scenario: the method,
@@ -535,17 +545,20 @@ func (sc parityScenario) javaScenario() string {
 	if sc.force {
 		s += " dubbo.force.tag=true"
 	}
+	if sc.user != "" {
+		s += " userId=" + sc.user
+	}
 	return s
 }
 
 // parityScenarios are the deterministic scenarios of the mixed fleet's rules
 // (TestMixedFleetParity).
 var parityScenarios = []parityScenario{
-	{"queryAll, no tag", "queryAll", "", false},
-	{"queryByName, no tag", "queryByName", "", false},
-	{"queryAll, tag gray", "queryAll", "gray", false},
-	{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false},
-	{"queryByName, tag blue", "queryByName", "blue", false},
-	{"queryAll, tag red (fallback)", "queryAll", "red", false},
-	{"queryAll, tag red + force", "queryAll", "red", true},
+	{"queryAll, no tag", "queryAll", "", false, ""},
+	{"queryByName, no tag", "queryByName", "", false, ""},
+	{"queryAll, tag gray", "queryAll", "gray", false, ""},
+	{"queryAll, tag blue (app rule excludes it)", "queryAll", "blue", false, ""},
+	{"queryByName, tag blue", "queryByName", "blue", false, ""},
+	{"queryAll, tag red (fallback)", "queryAll", "red", false, ""},
+	{"queryAll, tag red + force", "queryAll", "red", true, ""},
 }

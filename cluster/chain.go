@@ -177,6 +177,10 @@ func (c *Chain) rebuild() {
 	// prevPos[i]: member of the previous snapshot holding urls[i], or -1
 	// (tagPos: the same for the URL the tag router reads).
 	prevPos := make([]int32, 0, len(c.invokers))
+	// raw[i]: the invoker of urls[i] as given, whose dubbo-go URL holds
+	// its address text (Location), which the condition index keeps instead
+	// of a copy when it reads that provider.
+	raw := make([]base.Invoker, 0, len(c.invokers))
 	tagPos := prevPos
 	var tagURLs []*router.URL
 	var mocks []int
@@ -250,6 +254,7 @@ func (c *Chain) rebuild() {
 		invs = append(invs, out)
 		urls = append(urls, u)
 		prevPos = append(prevPos, pos)
+		raw = append(raw, ivk)
 		if provs != nil {
 			provs = append(provs, ce.prov)
 			tp := pos
@@ -274,15 +279,25 @@ func (c *Chain) rebuild() {
 	}
 	c.tagIndex = tag.NewIndex(u, tagURLs, c.tagIndex, tagPos)
 	c.condIndex = condition.NewProviderIndexFrom(u, urls, c.condIndex, prevPos)
+	c.condIndex.UseAddresses(func(i int) string { return location(raw[i]) })
 	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, configuredView{c.consumer, provs}, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
+	c.condIndex.UseAddresses(nil)
 	c.condIndex.Trim() // kept only to carry values over to the next rebuild
 	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
 	}
+}
+
+// location is the address text dubbo-go keeps for ivk ("" if none).
+func location(ivk base.Invoker) string {
+	if cu := ivk.GetURL(); cu != nil {
+		return cu.Location
+	}
+	return ""
 }
 
 // cfgState is what configureEntry computes for one provider.

@@ -66,6 +66,7 @@ type Chain struct {
 	// snapshot was compiled with. A *router.URL is never modified after
 	// it is parsed, so the values read from it stay valid.
 	urls      map[base.Invoker]*urlEntry
+	cfgs      map[*urlEntry]*cfgEntry // the entries with hasCfg
 	packer    *packer // the parameter table all those URLs share
 	tagIndex  *tag.Index
 	condIndex *condition.ProviderIndex
@@ -74,21 +75,26 @@ type Chain struct {
 // urlEntry is the chain's cache of one invoker: its URL (held here, so
 // that a provider costs one allocation; Snapshot.URLs point into entries)
 // and the state carried between rebuilds. At 10,000 providers every byte
-// here is 10 kB per reference: keep it at 144 (a size class).
+// here is 10 kB per reference: keep it at 128 (a size class; the URL is
+// 112).
 type urlEntry struct {
 	url router.URL
-	gen uint64 // generation of the last snapshot holding the invoker
-	pos int32  // its member in that snapshot
+	// gen: low 32 bits of the generation of the last snapshot holding the
+	// invoker (0: none; the chain skips generations whose low bits are 0
+	// and clears every entry's gen when they wrap).
+	gen uint32
+	pos int32 // its member in that snapshot
 	// cfgGen: the chain's cfgGen when the configurator state was computed
 	// (it wraps around: the chain then recomputes every entry).
 	cfgGen  uint32
 	noURL   bool // the invoker has no URL (u() is nil)
 	mock    bool // url.Protocol == "mock"
 	enabled bool
-	// cfg is the configurator state; nil while no configurator list
-	// applied to the invoker. Once set it stays (its tagPrev matters when
-	// the lists go away).
-	cfg *cfgEntry
+	// hasCfg: the chain's cfgs holds the entry's configurator state; it is
+	// set while a configurator list applies to the invoker and stays set
+	// (its tagPrev matters when the lists go away). Kept aside, not here:
+	// most providers never have any.
+	hasCfg bool
 }
 
 // cfgEntry is an invoker's configurator state.
@@ -109,7 +115,7 @@ func (e *urlEntry) u() *router.URL {
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, packer: newPacker(), cfgGen: 1}
+	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, cfgs: map[*urlEntry]*cfgEntry{}, packer: newPacker(), cfgGen: 1}
 	c.rebuild()
 	return c
 }
@@ -186,7 +192,15 @@ func (c *Chain) rebuild() {
 	var mocks []int
 	var disabled []Disabled
 	var provs []*configurator.Provider
-	prevGen, gen := c.gen, c.gen+1
+	prevGen, gen := uint32(c.gen), c.gen+1
+	if uint32(gen) == 0 { // the entries' gen wraps: none was in a snapshot
+		gen++
+		for _, e := range c.urls {
+			e.gen = 0
+		}
+		prevGen = 0
+	}
+	gen32 := uint32(gen)
 	consumer, consumerApplied := c.consumer, []configurator.Applied(nil)
 	if !c.cfg.Empty() {
 		consumer, consumerApplied = c.cfg.ConfigureConsumer(c.consumer, localHost(c.consumer))
@@ -205,41 +219,46 @@ func (c *Chain) rebuild() {
 			e.noURL = !c.packer.fill(&e.url, ivk.GetURL())
 			e.mock = !e.noURL && e.url.Protocol == "mock"
 			c.urls[ivk] = e
-		} else if e.gen == prevGen {
+		} else if e.gen == prevGen && prevGen != 0 {
 			pos = e.pos
 		}
 		u := e.u()
+		var ec *cfgEntry // the entry's configurator state, if any
+		if e.hasCfg {
+			ec = c.cfgs[e]
+		}
 		if e.cfgGen != c.cfgGen {
 			e.cfgGen = c.cfgGen
 			st := cfgState{cfgEntry: cfgEntry{tagURL: u}}
-			if e.cfg != nil {
-				st.cfgEntry = *e.cfg
+			if ec != nil {
+				st.cfgEntry = *ec
 			}
 			configureEntry(&st, u, c.cfg, c.consumer, consumer)
 			e.enabled = st.enabled
-			if e.cfg != nil || st.prov != nil || st.changed != nil || st.tagURL != u {
-				if e.cfg == nil {
-					e.cfg = &cfgEntry{tagPrev: u}
+			if ec != nil || st.prov != nil || st.changed != nil || st.tagURL != u {
+				if ec == nil {
+					ec = &cfgEntry{tagPrev: u}
+					c.cfgs[e], e.hasCfg = ec, true
 				}
-				st.cfgEntry.tagPrev = e.cfg.tagPrev
-				*e.cfg = st.cfgEntry
+				st.cfgEntry.tagPrev = ec.tagPrev
+				*ec = st.cfgEntry
 			}
 		}
 		// Without configurator state the tag router reads the URL itself.
 		ce := cfgEntry{tagURL: u, tagPrev: u}
-		if e.cfg != nil {
-			ce = *e.cfg
+		if ec != nil {
+			ce = *ec
 		}
 		if !e.enabled {
 			disabled = append(disabled, Disabled{URL: u, Provider: ce.prov})
 			continue
 		}
-		if e.cfg != nil {
-			e.cfg.tagPrev = ce.tagURL
+		if ec != nil {
+			ec.tagPrev = ce.tagURL
 		}
 		// A duplicate invoker keeps its first member (and reads as new).
-		if e.gen != gen {
-			e.gen, e.pos = gen, int32(len(urls))
+		if e.gen != gen32 {
+			e.gen, e.pos = gen32, int32(len(urls))
 		}
 		if e.mock {
 			mocks = append(mocks, len(urls))
@@ -267,8 +286,9 @@ func (c *Chain) rebuild() {
 	}
 	if len(c.urls) > 2*len(urls)+64 {
 		for ivk, e := range c.urls {
-			if e.gen != gen {
+			if e.gen != gen32 {
 				delete(c.urls, ivk)
+				delete(c.cfgs, e)
 			}
 		}
 	}

@@ -67,7 +67,7 @@ type Chain struct {
 	// it is parsed, so the values read from it stay valid.
 	urls      map[base.Invoker]*urlEntry
 	cfgs      map[*urlEntry]*cfgEntry // the entries with hasCfg
-	packer    *packer // the parameter table all those URLs share
+	packer    *packer                 // the parameter table all those URLs share
 	tagIndex  *tag.Index
 	condIndex *condition.ProviderIndex
 }

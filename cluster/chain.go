@@ -1,9 +1,11 @@
 package cluster
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
@@ -65,8 +67,9 @@ type Chain struct {
 	// map grows well past the live count), and the indexes the previous
 	// snapshot was compiled with. A *router.URL is never modified after
 	// it is parsed, so the values read from it stay valid.
-	urls      map[base.Invoker]*urlEntry
-	packer    *packer // the parameter table all those URLs share
+	urls      entries
+	cfgs      map[*urlEntry]*cfgEntry // the entries with hasCfg
+	packer    *packer                 // the parameter table all those URLs share
 	tagIndex  *tag.Index
 	condIndex *condition.ProviderIndex
 }
@@ -74,21 +77,101 @@ type Chain struct {
 // urlEntry is the chain's cache of one invoker: its URL (held here, so
 // that a provider costs one allocation; Snapshot.URLs point into entries)
 // and the state carried between rebuilds. At 10,000 providers every byte
-// here is 10 kB per reference: keep it at 144 (a size class).
+// here is 10 kB per reference: keep it at 128 (a size class; the URL is
+// 112).
 type urlEntry struct {
 	url router.URL
-	gen uint64 // generation of the last snapshot holding the invoker
-	pos int32  // its member in that snapshot
+	// gen: low 32 bits of the generation of the last snapshot holding the
+	// invoker (0: none; the chain skips generations whose low bits are 0
+	// and clears every entry's gen when they wrap).
+	gen uint32
+	pos int32 // its member in that snapshot
 	// cfgGen: the chain's cfgGen when the configurator state was computed
 	// (it wraps around: the chain then recomputes every entry).
 	cfgGen  uint32
 	noURL   bool // the invoker has no URL (u() is nil)
 	mock    bool // url.Protocol == "mock"
 	enabled bool
-	// cfg is the configurator state; nil while no configurator list
-	// applied to the invoker. Once set it stays (its tagPrev matters when
-	// the lists go away).
-	cfg *cfgEntry
+	// hasCfg: the chain's cfgs holds the entry's configurator state; it is
+	// set while a configurator list applies to the invoker and stays set
+	// (its tagPrev matters when the lists go away). Kept aside, not here:
+	// most providers never have any.
+	hasCfg bool
+}
+
+// entries maps invokers to their entries. The invokers of a reference are
+// in practice pointers of one type: those are keyed by the pointer alone (a
+// map slot of 16 bytes instead of the interface's 24, at 10,000 providers
+// 13 B each), every other invoker by the interface. Two invokers of that
+// type are the same invoker exactly when their pointers are equal, so the
+// two keys identify the same invokers. The zero value is empty.
+type entries struct {
+	typ   reflect.Type // the pointer type keyed by pointer (the first one seen)
+	byPtr map[unsafe.Pointer]*urlEntry
+	other map[base.Invoker]*urlEntry
+}
+
+// ptr is ivk's pointer when it is of the type keyed by pointer.
+func (m *entries) ptr(ivk base.Invoker) (unsafe.Pointer, bool) {
+	t := reflect.TypeOf(ivk)
+	if m.typ == nil && t.Kind() == reflect.Pointer {
+		m.typ = t
+	}
+	if t != m.typ {
+		return nil, false
+	}
+	return reflect.ValueOf(ivk).UnsafePointer(), true
+}
+
+func (m *entries) get(ivk base.Invoker) *urlEntry {
+	if p, ok := m.ptr(ivk); ok {
+		return m.byPtr[p]
+	}
+	return m.other[ivk]
+}
+
+func (m *entries) put(ivk base.Invoker, e *urlEntry) {
+	if p, ok := m.ptr(ivk); ok {
+		if m.byPtr == nil {
+			m.byPtr = map[unsafe.Pointer]*urlEntry{}
+		}
+		m.byPtr[p] = e
+		return
+	}
+	if m.other == nil {
+		m.other = map[base.Invoker]*urlEntry{}
+	}
+	m.other[ivk] = e
+}
+
+func (m *entries) len() int { return len(m.byPtr) + len(m.other) }
+
+// each calls f for every entry.
+func (m *entries) each(f func(*urlEntry)) {
+	for _, e := range m.byPtr {
+		f(e)
+	}
+	for _, e := range m.other {
+		f(e)
+	}
+}
+
+// prune keeps the entries keep returns true for, in maps made anew at the
+// size of what is left (deleting would keep their size).
+func (m *entries) prune(keep func(*urlEntry) bool) {
+	byPtr := map[unsafe.Pointer]*urlEntry{}
+	for p, e := range m.byPtr {
+		if keep(e) {
+			byPtr[p] = e
+		}
+	}
+	other := map[base.Invoker]*urlEntry{}
+	for ivk, e := range m.other {
+		if keep(e) {
+			other[ivk] = e
+		}
+	}
+	m.byPtr, m.other = byPtr, other
 }
 
 // cfgEntry is an invoker's configurator state.
@@ -109,7 +192,7 @@ func (e *urlEntry) u() *router.URL {
 
 // New makes a chain for consumer with no provider and no rule.
 func New(consumer *router.URL, opts Options) *Chain {
-	c := &Chain{opts: opts, consumer: consumer, urls: map[base.Invoker]*urlEntry{}, packer: newPacker(), cfgGen: 1}
+	c := &Chain{opts: opts, consumer: consumer, cfgs: map[*urlEntry]*cfgEntry{}, packer: newPacker(), cfgGen: 1}
 	c.rebuild()
 	return c
 }
@@ -160,9 +243,7 @@ func (c *Chain) Update(f func(*Input)) {
 	if in.Configurators != c.cfg || in.Consumer != c.consumer {
 		if c.cfgGen++; c.cfgGen == 0 { // wrapped: every entry is stale
 			c.cfgGen = 1
-			for _, e := range c.urls {
-				e.cfgGen = 0
-			}
+			c.urls.each(func(e *urlEntry) { e.cfgGen = 0 })
 		}
 	}
 	c.consumer, c.invokers, c.rules, c.cfg = in.Consumer, in.Invokers, in.Rules, in.Configurators
@@ -177,12 +258,22 @@ func (c *Chain) rebuild() {
 	// prevPos[i]: member of the previous snapshot holding urls[i], or -1
 	// (tagPos: the same for the URL the tag router reads).
 	prevPos := make([]int32, 0, len(c.invokers))
+	// raw[i]: the invoker of urls[i] as given, whose dubbo-go URL holds
+	// its address text (Location), which the condition index keeps instead
+	// of a copy when it reads that provider.
+	raw := make([]base.Invoker, 0, len(c.invokers))
 	tagPos := prevPos
 	var tagURLs []*router.URL
 	var mocks []int
 	var disabled []Disabled
 	var provs []*configurator.Provider
-	prevGen, gen := c.gen, c.gen+1
+	prevGen, gen := uint32(c.gen), c.gen+1
+	if uint32(gen) == 0 { // the entries' gen wraps: none was in a snapshot
+		gen++
+		c.urls.each(func(e *urlEntry) { e.gen = 0 })
+		prevGen = 0
+	}
+	gen32 := uint32(gen)
 	consumer, consumerApplied := c.consumer, []configurator.Applied(nil)
 	if !c.cfg.Empty() {
 		consumer, consumerApplied = c.cfg.ConfigureConsumer(c.consumer, localHost(c.consumer))
@@ -194,48 +285,53 @@ func (c *Chain) rebuild() {
 		if ivk == nil {
 			continue
 		}
-		e := c.urls[ivk]
+		e := c.urls.get(ivk)
 		pos := int32(-1)
 		if e == nil {
 			e = &urlEntry{}
 			e.noURL = !c.packer.fill(&e.url, ivk.GetURL())
 			e.mock = !e.noURL && e.url.Protocol == "mock"
-			c.urls[ivk] = e
-		} else if e.gen == prevGen {
+			c.urls.put(ivk, e)
+		} else if e.gen == prevGen && prevGen != 0 {
 			pos = e.pos
 		}
 		u := e.u()
+		var ec *cfgEntry // the entry's configurator state, if any
+		if e.hasCfg {
+			ec = c.cfgs[e]
+		}
 		if e.cfgGen != c.cfgGen {
 			e.cfgGen = c.cfgGen
 			st := cfgState{cfgEntry: cfgEntry{tagURL: u}}
-			if e.cfg != nil {
-				st.cfgEntry = *e.cfg
+			if ec != nil {
+				st.cfgEntry = *ec
 			}
 			configureEntry(&st, u, c.cfg, c.consumer, consumer)
 			e.enabled = st.enabled
-			if e.cfg != nil || st.prov != nil || st.changed != nil || st.tagURL != u {
-				if e.cfg == nil {
-					e.cfg = &cfgEntry{tagPrev: u}
+			if ec != nil || st.prov != nil || st.changed != nil || st.tagURL != u {
+				if ec == nil {
+					ec = &cfgEntry{tagPrev: u}
+					c.cfgs[e], e.hasCfg = ec, true
 				}
-				st.cfgEntry.tagPrev = e.cfg.tagPrev
-				*e.cfg = st.cfgEntry
+				st.cfgEntry.tagPrev = ec.tagPrev
+				*ec = st.cfgEntry
 			}
 		}
 		// Without configurator state the tag router reads the URL itself.
 		ce := cfgEntry{tagURL: u, tagPrev: u}
-		if e.cfg != nil {
-			ce = *e.cfg
+		if ec != nil {
+			ce = *ec
 		}
 		if !e.enabled {
 			disabled = append(disabled, Disabled{URL: u, Provider: ce.prov})
 			continue
 		}
-		if e.cfg != nil {
-			e.cfg.tagPrev = ce.tagURL
+		if ec != nil {
+			ec.tagPrev = ce.tagURL
 		}
 		// A duplicate invoker keeps its first member (and reads as new).
-		if e.gen != gen {
-			e.gen, e.pos = gen, int32(len(urls))
+		if e.gen != gen32 {
+			e.gen, e.pos = gen32, int32(len(urls))
 		}
 		if e.mock {
 			mocks = append(mocks, len(urls))
@@ -250,6 +346,7 @@ func (c *Chain) rebuild() {
 		invs = append(invs, out)
 		urls = append(urls, u)
 		prevPos = append(prevPos, pos)
+		raw = append(raw, ivk)
 		if provs != nil {
 			provs = append(provs, ce.prov)
 			tp := pos
@@ -260,12 +357,14 @@ func (c *Chain) rebuild() {
 			tagURLs = append(tagURLs, ce.tagURL)
 		}
 	}
-	if len(c.urls) > 2*len(urls)+64 {
-		for ivk, e := range c.urls {
-			if e.gen != gen {
-				delete(c.urls, ivk)
+	if c.urls.len() > 2*len(urls)+64 {
+		c.urls.prune(func(e *urlEntry) bool {
+			if e.gen != gen32 {
+				delete(c.cfgs, e)
+				return false
 			}
-		}
+			return true
+		})
 	}
 	c.gen = gen
 	u := router.NewUniverse(len(invs))
@@ -274,15 +373,25 @@ func (c *Chain) rebuild() {
 	}
 	c.tagIndex = tag.NewIndex(u, tagURLs, c.tagIndex, tagPos)
 	c.condIndex = condition.NewProviderIndexFrom(u, urls, c.condIndex, prevPos)
+	c.condIndex.UseAddresses(func(i int) string { return location(raw[i]) })
 	s := build(gen, u, invs, urls, tagURLs, mocks, consumer, configuredView{c.consumer, provs}, c.rules, c.tagIndex,
 		condition.CompileOptions{Rand: c.opts.Rand, Index: c.condIndex})
 	s.setConfigured(c.cfg, c.consumer, consumerApplied, provs, disabled)
+	c.condIndex.UseAddresses(nil)
 	c.condIndex.Trim() // kept only to carry values over to the next rebuild
 	s.adoptCounters(c.cur.Load())
 	c.cur.Store(s)
 	if c.opts.Observer != nil {
 		c.opts.Observer.Rebuilt(len(invs), time.Since(start).Seconds())
 	}
+}
+
+// location is the address text dubbo-go keeps for ivk ("" if none).
+func location(ivk base.Invoker) string {
+	if cu := ivk.GetURL(); cu != nil {
+		return cu.Location
+	}
+	return ""
 }
 
 // cfgState is what configureEntry computes for one provider.

@@ -95,7 +95,7 @@ func TestConfiguredChainMatchesFresh(t *testing.T) {
 		got := c.Snapshot()
 		var all []*router.URL
 		for _, ivk := range cur {
-			all = append(all, c.urls[ivk].u())
+			all = append(all, c.urls.get(ivk).u())
 		}
 		want, _ := NewConfiguredSnapshot(consumer, all, got.Rules, cfg, Options{})
 		same := len(got.URLs) == len(want.URLs)

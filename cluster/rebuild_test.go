@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unsafe"
 
+	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -55,6 +56,9 @@ func TestRebuildCarryOverMatchesFresh(t *testing.T) {
 	}
 	consumer := consumerURL("demo-consumer1")
 	c := New(consumer, Options{Name: iface})
+	// Entries keep the low 32 bits of the generation: start close to their
+	// wrap so that the steps cross it.
+	c.gen = 1<<32 - 150
 	cur := append([]base.Invoker(nil), pool[:40]...)
 	for step := 0; step < 300; step++ {
 		switch r.IntN(6) {
@@ -93,15 +97,15 @@ func TestRebuildCarryOverMatchesFresh(t *testing.T) {
 			}
 		}
 	}
-	if len(c.urls) > 2*len(pool)+64 {
-		t.Errorf("the URL cache holds %d entries for a pool of %d", len(c.urls), len(pool))
+	if c.urls.len() > 2*len(pool)+64 {
+		t.Errorf("the URL cache holds %d entries for a pool of %d", c.urls.len(), len(pool))
 	}
 }
 
 // TestEntrySize: what a chain keeps of each provider (its URL included)
-// stays within one 144-byte size class.
+// stays within one 128-byte size class.
 func TestEntrySize(t *testing.T) {
-	if s := unsafe.Sizeof(urlEntry{}); s > 144 {
+	if s := unsafe.Sizeof(urlEntry{}); s > 128 {
 		t.Fatalf("urlEntry is %d bytes", s)
 	}
 }
@@ -143,5 +147,44 @@ func TestJoinRebuildReadsOnlyTheNewProvider(t *testing.T) {
 	}
 	if allocs[2000] > 2*allocs[200] {
 		t.Fatalf("a join rebuild allocates %v times at 2,000 providers, %v at 200", allocs[2000], allocs[200])
+	}
+}
+
+// innerInvoker and outerInvoker are two invoker types whose values can share
+// an address (&o and &o.innerInvoker): the chain must still tell them apart.
+type innerInvoker struct{ base.Invoker }
+
+type outerInvoker struct {
+	innerInvoker
+	url *common.URL
+}
+
+func (o *outerInvoker) GetURL() *common.URL { return o.url }
+
+// TestEntriesTellInvokersApart: invokers keyed by their pointer (the first
+// pointer type seen) and by interface (any other type) are told apart even
+// when two of them share an address, and a non-pointer invoker keeps its
+// entry from rebuild to rebuild.
+func TestEntriesTellInvokersApart(t *testing.T) {
+	o := &outerInvoker{innerInvoker: innerInvoker{invoker(t, "10.0.0.1:20880", "")}, url: invoker(t, "10.0.0.2:20880", "").GetURL()}
+	val := innerInvoker{invoker(t, "10.0.0.3:20880", "")} // not a pointer
+	ivks := []base.Invoker{&o.innerInvoker, o, val}
+	c := New(consumerURL("demo-consumer1"), Options{Name: iface})
+	for round := 0; round < 2; round++ {
+		c.SetInvokers(ivks)
+		s := c.Snapshot()
+		var hosts []string
+		for _, u := range s.URLs {
+			hosts = append(hosts, u.Host)
+		}
+		if want := []string{"10.0.0.1", "10.0.0.2", "10.0.0.3"}; !reflect.DeepEqual(hosts, want) {
+			t.Fatalf("round %d: hosts %v, want %v", round, hosts, want)
+		}
+		if got := c.urls.len(); got != 3 {
+			t.Fatalf("round %d: %d entries for 3 invokers", round, got)
+		}
+		if len(c.urls.byPtr) != 1 || len(c.urls.other) != 2 {
+			t.Fatalf("round %d: %d entries keyed by pointer, %d by interface; want 1 and 2", round, len(c.urls.byPtr), len(c.urls.other))
+		}
 	}
 }

@@ -131,6 +131,20 @@ func (u *URL) Address() string {
 	return u.Host
 }
 
+// IsAddress reports whether s is Address() (without allocating): a caller
+// holding the "host:port" text elsewhere (dubbo-go's URL.Location) can use
+// it instead of a new string.
+func (u *URL) IsAddress(s string) bool {
+	if u.Port <= 0 {
+		return s == u.Host
+	}
+	if len(s) <= len(u.Host) || s[:len(u.Host)] != u.Host || s[len(u.Host)] != ':' {
+		return false
+	}
+	var buf [20]byte
+	return s[len(u.Host)+1:] == string(strconv.AppendInt(buf[:0], int64(u.Port), 10))
+}
+
 // Param returns a URL parameter.
 func (u *URL) Param(key string) string { return u.Params.Value(key) }
 

@@ -68,3 +68,32 @@ func TestRealMethodName(t *testing.T) {
 		t.Fatal(m)
 	}
 }
+
+// TestIsAddress: IsAddress agrees with Address for matching and
+// mismatching texts, with and without a port, and does not allocate.
+func TestIsAddress(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		s    string
+		want bool
+	}{
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.1:20880", true},
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.1:20881", false},
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.1:2088", false},
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.10:20880", false},
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.1", false},
+		{"dubbo://10.0.0.1:20880/x", "10.0.0.1:20880,10.0.0.2:20880", false},
+		{"dubbo://10.0.0.1/x", "10.0.0.1", true},
+		{"dubbo://10.0.0.1/x", "10.0.0.1:0", false},
+		{"dubbo://[::1]:20880/x", "[::1]:20880", true},
+	} {
+		u := MustParseURL(c.url)
+		if got := u.IsAddress(c.s); got != c.want || got != (c.s == u.Address()) {
+			t.Errorf("%s: IsAddress(%q) = %v, want %v (Address %q)", c.url, c.s, got, c.want, u.Address())
+		}
+	}
+	u := MustParseURL("dubbo://10.0.0.1:20880/x")
+	if n := testing.AllocsPerRun(100, func() { u.IsAddress("10.0.0.1:20880") }); n != 0 {
+		t.Fatalf("IsAddress allocates %v times", n)
+	}
+}

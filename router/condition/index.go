@@ -36,7 +36,21 @@ type ProviderIndex struct {
 	// URL again.
 	prev    *ProviderIndex
 	prevPos []int32
+
+	// addr, when set, may give the address (host:port) text of a member
+	// (see UseAddresses).
+	addr func(i int) string
 }
+
+// UseAddresses offers the index the address of its members as text the
+// caller already holds (addr(i) for providers[i], "" for none; dubbo-go's
+// URL.Location): when the index reads a provider's key address, a text
+// equal to it is kept instead of a new string, so an index kept between
+// snapshots does not hold a copy of every provider's address. addr is
+// called only for providers whose URL the index reads, and each text is
+// checked (URL.IsAddress); a wrong or missing one is read from the URL as
+// usual. The index keeps addr until UseAddresses(nil).
+func (x *ProviderIndex) UseAddresses(addr func(i int) string) { x.addr = addr }
 
 // NewProviderIndex makes an empty index over a snapshot: providers[i] is
 // member i of u, as in Compile.
@@ -163,6 +177,8 @@ func (x *ProviderIndex) key(key string) *keyIndex {
 				}
 				ports[p.Port] = v
 			}
+		} else if a := x.offered(key, i, p); a != "" {
+			v, ok = a, true
 		} else {
 			v, ok = p.Get(key)
 		}
@@ -183,6 +199,18 @@ func (x *ProviderIndex) key(key string) *keyIndex {
 	ki.group(counts)
 	x.keys[key] = ki
 	return ki
+}
+
+// offered is the address text offered for member i (see UseAddresses) if
+// key is address and the text is p's address, else "".
+func (x *ProviderIndex) offered(key string, i int, p *router.URL) string {
+	if key != "address" || x.addr == nil {
+		return ""
+	}
+	if a := x.addr(i); a != "" && p.IsAddress(a) {
+		return a
+	}
+	return ""
 }
 
 // Trim drops what only Compile reads, keeping each key's values by member:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/dubboroute/dubboroute/router"
 )
@@ -164,5 +165,49 @@ conditions:
 	}
 	if len(other.keys) != 1 {
 		t.Fatalf("an index made for another provider slice was filled (%d keys)", len(other.keys))
+	}
+}
+
+// TestUseAddresses: an index offered the providers' address texts keeps
+// those strings (no copy) for the ones that are right, reads the URL for a
+// wrong or missing one, and compiles the same sets as without them.
+func TestUseAddresses(t *testing.T) {
+	rule, err := ParseRule(`scope: service
+key: com.foo.BarService
+conditions:
+  - => address = *:20880
+  - method = b => address != 10.0.0.3:20880
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	provs := benchProviders(50)
+	u := router.NewUniverse(len(provs))
+	addrs := make([]string, len(provs))
+	for i, p := range provs {
+		addrs[i] = p.Address()
+	}
+	addrs[1] = "10.9.9.9:20880" // wrong: must not be used
+	addrs[2] = ""
+	x := NewProviderIndex(u, provs)
+	x.UseAddresses(func(i int) string { return addrs[i] })
+	c := router.MustParseURL(specConsumerText)
+	got := rule.Compile(u, c, provs, CompileOptions{Index: x})
+	want := rule.Compile(u, c, provs, CompileOptions{})
+	for i := range want.conds {
+		if got.conds[i].then != want.conds[i].then {
+			t.Fatalf("condition %d: %d members with the addresses offered, %d without", i, got.conds[i].then.Len(), want.conds[i].then.Len())
+		}
+	}
+	ki := x.keys["address"]
+	for i, p := range provs {
+		v := ki.values[ki.ids[i]]
+		if v != p.Address() {
+			t.Fatalf("provider %d: address %q, want %q", i, v, p.Address())
+		}
+		shared := unsafe.StringData(v) == unsafe.StringData(addrs[i])
+		if want := i != 1 && i != 2; shared != want {
+			t.Fatalf("provider %d: value shares the offered text: %v, want %v", i, shared, want)
+		}
 	}
 }

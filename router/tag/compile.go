@@ -97,7 +97,7 @@ func CompileWith(rule *Rule, u *router.Universe, consumer *router.URL, providers
 	var idx *addrIndex
 	if usable {
 		x.hosts()
-		idx = &addrIndex{n: n, addrs: x.addrs, ports: x.ports}
+		idx = &addrIndex{n: n, hosts: x.addrs}
 	}
 	// Counting sort of the members by static tag (the untagged last).
 	counts := make([]int32, len(x.tagVals)+1)
@@ -192,8 +192,7 @@ type Index struct {
 	tags    []int32  // member -> static tag (index into tagVals), -1: untagged
 	tagVals []string // distinct static tags, in order of first appearance
 
-	addrs []netip.Addr // parsed host (invalid: matches only "*"); nil until hosts
-	ports []int
+	addrs *hostPorts // parsed hosts and ports; nil until hosts
 }
 
 // NewIndex reads the static tags of providers (providers[i] is member i of
@@ -255,12 +254,12 @@ func NewIndex(u *router.Universe, providers []*router.URL, prev *Index, prevPos 
 		}
 	}
 	if prev != nil && prev.addrs != nil {
-		x.addrs, x.ports = make([]netip.Addr, n), make([]int, n)
+		x.addrs = newHostPorts(n)
 		for i := 0; i < n; i++ {
 			if j := from(i); j >= 0 {
-				x.addrs[i], x.ports[i] = prev.addrs[j], prev.ports[j]
+				x.addrs.copyFrom(i, prev.addrs, int(j))
 			} else if i < len(providers) && providers[i] != nil {
-				x.addrs[i], x.ports[i] = parseHost(providers[i])
+				x.addrs.set(i, parseHost(providers[i]))
 			}
 		}
 	}
@@ -272,23 +271,85 @@ func (x *Index) indexes(u *router.Universe, providers []*router.URL) bool {
 	return x.u == u && len(x.providers) == len(providers) && (len(providers) == 0 || &x.providers[0] == &providers[0])
 }
 
-// hosts fills addrs and ports.
+// hosts fills addrs.
 func (x *Index) hosts() {
 	if x.addrs != nil {
 		return
 	}
-	x.addrs, x.ports = make([]netip.Addr, x.n), make([]int, x.n)
+	x.addrs = newHostPorts(x.n)
 	for i := 0; i < x.n && i < len(x.providers); i++ {
 		if p := x.providers[i]; p != nil {
-			x.addrs[i], x.ports[i] = parseHost(p)
+			x.addrs.set(i, parseHost(p))
 		}
 	}
 }
 
-func parseHost(p *router.URL) (netip.Addr, int) {
+func parseHost(p *router.URL) hostPort {
 	h := strings.TrimSuffix(strings.TrimPrefix(p.Host, "["), "]")
 	a, _ := netip.ParseAddr(h) // invalid: matches only "*"
-	return a, p.Port
+	return hostPort{a, p.Port}
+}
+
+// hostPort is a provider's parsed host (invalid: matches only "*") and port.
+type hostPort struct {
+	addr netip.Addr
+	port int
+}
+
+// hostPorts holds the parsed host and port of every member in 8 bytes
+// (a netip.Addr and an int take 32, and a chain keeps them for every
+// provider between rebuilds): an IPv4 host with a port in 0..65535 is
+// packed in the word itself, anything else (IPv6, zones, odd ports) is
+// kept aside and the word refers to it.
+type hostPorts struct {
+	w     []uint64 // hpInvalid, hpV4|ip<<16|port, or hpOther|index into other
+	other []hostPort
+}
+
+const (
+	hpInvalid = 0
+	hpV4      = 1 << 63
+	hpOther   = 1 << 62
+)
+
+func newHostPorts(n int) *hostPorts { return &hostPorts{w: make([]uint64, n)} }
+
+// set records member i.
+func (h *hostPorts) set(i int, hp hostPort) {
+	switch {
+	case !hp.addr.IsValid():
+		h.w[i] = hpInvalid // MatchAddr ignores the port of an invalid host
+	case hp.addr.Is4() && hp.port >= 0 && hp.port <= 0xffff:
+		b := hp.addr.As4()
+		ip := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+		h.w[i] = hpV4 | ip<<16 | uint64(hp.port)
+	default:
+		h.w[i] = hpOther | uint64(len(h.other))
+		h.other = append(h.other, hp)
+	}
+}
+
+// copyFrom sets member i to member j of src.
+func (h *hostPorts) copyFrom(i int, src *hostPorts, j int) {
+	if w := src.w[j]; w&hpOther == 0 {
+		h.w[i] = w
+		return
+	}
+	h.set(i, src.other[src.w[j]&^hpOther])
+}
+
+// at is member i's host and port.
+func (h *hostPorts) at(i int) (netip.Addr, int) {
+	w := h.w[i]
+	switch {
+	case w&hpV4 != 0:
+		ip := uint32(w >> 16)
+		return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), int(w & 0xffff)
+	case w&hpOther != 0:
+		hp := h.other[w&^hpOther]
+		return hp.addr, hp.port
+	}
+	return netip.Addr{}, 0
 }
 
 // addrIndex finds the providers an address pattern matches. Testing every
@@ -302,8 +363,7 @@ func parseHost(p *router.URL) (netip.Addr, int) {
 // CIDR, hostnames) scan every provider.
 type addrIndex struct {
 	n     int
-	addrs []netip.Addr // parsed host; invalid: matches only "*"
-	ports []int
+	hosts *hostPorts
 
 	// Built at the first literal pattern that needs them (building costs
 	// about as much as scanning for one or two patterns). Providers sharing
@@ -320,12 +380,12 @@ type addrIndex struct {
 
 // newAddrIndex makes the index of n providers; add fills it.
 func newAddrIndex(n int) *addrIndex {
-	return &addrIndex{n: n, addrs: make([]netip.Addr, n), ports: make([]int, n)}
+	return &addrIndex{n: n, hosts: newHostPorts(n)}
 }
 
 // add records provider i's host and port.
 func (x *addrIndex) add(i int, p *router.URL) {
-	x.addrs[i], x.ports[i] = parseHost(p)
+	x.hosts.set(i, parseHost(p))
 }
 
 func v4Key(a netip.Addr) uint32 {
@@ -341,7 +401,7 @@ func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
 		// Backwards, so that each chain lists its providers in ascending order.
 		for i := x.n - 1; i >= 0; i-- {
 			x.nextA[i] = -1
-			h := x.addrs[i]
+			h, _ := x.hosts.at(i)
 			if !h.IsValid() {
 				continue
 			}
@@ -378,13 +438,14 @@ func (x *addrIndex) byPortChain(port int) (head int32, next []int32) {
 		x.nextP = make([]int32, x.n)
 		for i := x.n - 1; i >= 0; i-- {
 			x.nextP[i] = -1
-			if !x.addrs[i].IsValid() {
+			h, port := x.hosts.at(i)
+			if !h.IsValid() {
 				continue
 			}
-			if first, ok := x.byPort[x.ports[i]]; ok {
+			if first, ok := x.byPort[port]; ok {
 				x.nextP[i] = first
 			}
-			x.byPort[x.ports[i]] = int32(i)
+			x.byPort[port] = int32(i)
 		}
 	}
 	head, ok := x.byPort[port]
@@ -404,14 +465,14 @@ func (x *addrIndex) matching(u *router.Universe, pats []router.AddressPattern) *
 		head, next, indexed := x.candidates(p.String())
 		if !indexed {
 			for i := 0; i < x.n; i++ {
-				if p.MatchAddr(x.addrs[i], x.ports[i]) {
+				if p.MatchAddr(x.hosts.at(i)) {
 					x.match = append(x.match, i)
 				}
 			}
 			continue
 		}
 		for i := head; i >= 0; i = next[i] {
-			if p.MatchAddr(x.addrs[i], x.ports[i]) {
+			if p.MatchAddr(x.hosts.at(int(i))) {
 				x.match = append(x.match, int(i))
 			}
 		}

@@ -3,6 +3,7 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -136,6 +137,9 @@ func TestDiscoveryMatrix(t *testing.T) {
 						checkParityAliased(t, srv.Addr(), c, matrixScenarios, alias, javaArgs...)
 						if cell.javaStep == "APPLICATION_FIRST" {
 							checkMeshParity(t, srv.Addr(), rules, c, alias, javaArgs...)
+							if protocol == "dubbo" {
+								checkGrayUsersParity(t, srv.Addr(), rules, c, alias, javaArgs...)
+							}
 						}
 					})
 				}
@@ -264,6 +268,77 @@ func checkMeshParity(t *testing.T, zkAddr string, rules *harness.Rules, c *harne
 		t.Fatal(err)
 	}
 	checkParityAliased(t, zkAddr, c, matrixMeshScenarios, alias, javaArgs...)
+}
+
+// matrixGrayRule sends users 1 to 10 to the status=gray providers (the
+// sample's gray release; Go: the gray balancer's rule at
+// <provider-app>.gray-router; Java: the graylane balancer with
+// grayUserids, integration/java).
+const matrixGrayRule = `requests:
+  - name: users-1-to-10
+    conditions:
+      - { source: attachment, key: userId, operator: range, value: "1~10" }
+`
+
+// checkGrayUsersParity: with the gray rule in force, a gray user's calls
+// (userId 7) and a normal user's (userId 42) are served by the same
+// providers from the Go consumer (dubboroute's gray balancer) and the Java
+// consumer (graylane), and the two users' sets differ. The gray balancer
+// picks inside the eligible set, so served sets are compared here.
+func checkGrayUsersParity(t *testing.T, zkAddr string, rules *harness.Rules, c *harness.Consumer, alias map[string]string, javaArgs ...string) {
+	t.Helper()
+	const grayKey, calls = "demo-provider.gray-router", 24
+	defer func() {
+		if err := rules.Delete(grayKey); err != nil {
+			t.Errorf("delete %s: %v", grayKey, err)
+		}
+	}()
+	if err := rules.Put(grayKey, matrixGrayRule); err != nil {
+		t.Fatal(err)
+	}
+	goServed := func(user string) []string {
+		set := map[string]bool{}
+		for range calls {
+			_, r := bookCallAs(t, c, "queryAll", "", false, user)
+			if r.Port != 0 {
+				set[strconv.Itoa(r.Port)] = true
+			} else {
+				set["none"] = true
+			}
+		}
+		return aliased(sortedKeys(set), alias)
+	}
+	var gray, normal []string
+	// The rule reaches the Go consumer's balancer within moments of the
+	// write; until then user 7's calls may land anywhere, so the sets are
+	// read again until the two users share no provider.
+	if err := harness.Eventually(30*time.Second, func() error {
+		gray, normal = goServed("7"), goServed("42")
+		for _, p := range gray {
+			if slices.Contains(normal, p) {
+				return fmt.Errorf("gray user 7 served by %v and normal user 42 by %v: not apart", gray, normal)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--calls", strconv.Itoa(calls), "--app", "demo-consumer1", "--ref-param", "loadbalance=graylane",
+		"--ref-param", "grayUserids=1,2,3,4,5,6,7,8,9,10", "--scenario", "queryAll userId=7", "--scenario", "queryAll userId=42"}
+	javaCalls := javaConsumer(t, zkAddr, append(args, javaArgs...)...)
+	for i, want := range [][]string{gray, normal} {
+		var mine []javaCall
+		for _, jc := range javaCalls {
+			if jc.Scenario == i {
+				mine = append(mine, jc)
+			}
+		}
+		javaSet := aliased(servedSet(mine), alias)
+		t.Logf("gray users: userId %s: Go served %v, Java served %v", []string{"7", "42"}[i], want, javaSet)
+		if fmt.Sprint(want) != fmt.Sprint(javaSet) {
+			t.Errorf("userId %s: Go consumer served by %v, Java consumer (graylane) by %v", []string{"7", "42"}[i], want, javaSet)
+		}
+	}
 }
 
 // matrixScenarios are the parity scenarios each matrix cell runs: one per

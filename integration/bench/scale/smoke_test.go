@@ -22,8 +22,19 @@ func TestScaleSmoke(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Calls == 0 || res.Failed > 0 || res.Wrong > 0 {
-				t.Errorf("load: %d calls, %d failed, %d served by a provider the rules do not route to; errors %v", res.Calls, res.Failed, res.Wrong, res.Errors)
+			// dubbo-go alone (the baseline, not ours) loses a few calls now and
+			// then: its directory is briefly empty while it takes in the fleet
+			// (measured once: 4 of 3,218 calls, "No provider available"). Its
+			// losses are logged and must stay under 1 %; dubboroute loses none.
+			allowed := 0
+			if impl != "dubboroute" {
+				allowed = res.Calls / 100
+				if res.Failed > 0 {
+					t.Logf("dubbo-go alone: %d of %d calls failed: %v", res.Failed, res.Calls, res.Errors)
+				}
+			}
+			if res.Calls == 0 || res.Failed > allowed || res.Wrong > 0 {
+				t.Errorf("load: %d calls, %d failed (allowed %d), %d served by a provider the rules do not route to; errors %v", res.Calls, res.Failed, allowed, res.Wrong, res.Errors)
 			}
 			ms, note := f.ruleSwitches(t, c, "calls")
 			if note != "" || len(ms) != ruleSamples {

@@ -1,6 +1,8 @@
 package extension
 
 import (
+	"sync"
+
 	dgcluster "dubbo.apache.org/dubbo-go/v3/cluster/cluster"
 	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
@@ -85,12 +87,32 @@ type (
 
 func installing(newDir dirFactory) dirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
+		warmProtocols.Do(warmProtocolSingletons)
 		dir, err := newDir(u, r)
 		if err == nil && dir != nil {
 			Install(dir)
 		}
 		return dir, err
 	}
+}
+
+// warmProtocols creates dubbo-go's protocol singletons once, on the
+// goroutine that builds the first registry directory, before any
+// subscription goroutine exists.
+var warmProtocols sync.Once
+
+// warmProtocolSingletons: dubbo-go v3.3.2 creates the dubbo protocol
+// lazily and without a lock (tri uses a sync.Once) (protocol/dubbo.GetProtocol: "if
+// dubboProtocol == nil { dubboProtocol = NewDubboProtocol() }"). A
+// directory's subscription goroutine refers its first providers through it
+// while dubbo.Load's provider goroutine exports the metadata service through
+// it, so two goroutines could each create one (found by the race detector in
+// the README quickstart built with -race: exit status 66). Creating them
+// here, before either goroutine starts, leaves both only reading. Skipped
+// when the program did not import the dubbo protocol.
+func warmProtocolSingletons() {
+	defer func() { _ = recover() }() // dgext.GetProtocol panics for a protocol not imported
+	dgext.GetProtocol(constant.DubboProtocol)
 }
 
 // protected makes an interface-level registry directory subscribe through

@@ -57,6 +57,11 @@ func guardLane(ivk base.Invoker, inv base.Invocation) {
 	c := lanetrust.Caller{Method: inv.MethodName(), Attachment: inv.GetAttachment}
 	if ivk != nil {
 		if u := ivk.GetURL(); u != nil {
+			if u.SubURL != nil {
+				// Exported through a registry: the registry URL holds the
+				// service URL.
+				u = u.SubURL
+			}
 			c.Service, c.Protocol = u.Service(), u.Protocol
 		}
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
+	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
@@ -45,10 +46,10 @@ type keyState struct {
 	subs    map[int]func(cluster.RuleRef)
 	nextID  int
 
-	// ZooKeeper config centers (zkRuleWatch): the node data version last
+	// ZooKeeper config centers (zkRuleWatch): the node revision last
 	// applied.
-	zkRead    bool
-	zkVersion int32
+	zkRead bool
+	zkRev  dzk.Revision
 
 	// What the console shows: the text of the rule in force, when it was
 	// accepted (or deleted), and the last update that was not applied.

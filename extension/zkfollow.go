@@ -235,13 +235,13 @@ func (ks *keyState) zkRuleWatch(cu *common.URL) bool {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	content, version, err := c.GetRule(ctx, ks.key)
+	content, _, rev, err := c.GetRuleRevision(ctx, ks.key)
 	cancel()
 	switch {
 	case err == nil:
-		ks.applyVersion(content, version, false)
+		ks.applyRevision(content, rev, false)
 	case errors.Is(err, dzk.ErrNotFound):
-		ks.applyVersion("", -1, false)
+		ks.applyRevision("", dzk.Revision{}, false)
 	default:
 		logger.Warnf("[dubboroute] read rule key=%s: %v", ks.key, err)
 	}
@@ -252,34 +252,39 @@ func (ks *keyState) zkRuleWatch(cu *common.URL) bool {
 	}
 	go func() {
 		for ev := range ch {
-			ks.applyVersion(ev.Content, ev.Version, true)
+			ks.applyRevision(ev.Content, ev.Revision, true)
 		}
 	}()
 	return true
 }
 
-// applyVersion applies a rule read from ZooKeeper at a node data version
-// (-1: no node), once per version: the watch re-reports the state the
-// initial read already applied, and re-reads after every session change.
-func (ks *keyState) applyVersion(content string, version int32, event bool) {
+// applyRevision applies a rule read from ZooKeeper at a node revision (the
+// zero revision: no node), once per revision: the watch re-reports the
+// state the initial read already applied, and re-reads after every session
+// change. The revision, not the data version, tells contents apart: a node
+// deleted and created again in one multi, or while this consumer was cut
+// off, is back at data version 0 with other content
+// (TestRuleRecreatedSameVersion).
+func (ks *keyState) applyRevision(content string, rev dzk.Revision, event bool) {
 	ks.mu.Lock()
-	if ks.zkRead && ks.zkVersion == version {
+	if ks.zkRead && ks.zkRev == rev {
 		ks.mu.Unlock()
 		return
 	}
 	first := !ks.zkRead
-	ks.zkRead, ks.zkVersion = true, version
+	ks.zkRead, ks.zkRev = true, rev
 	ks.mu.Unlock()
-	if version < 0 && first {
+	exists := !rev.IsZero()
+	if !exists && first {
 		return // no rule to begin with
 	}
 	if ks.kind == rules.KindConfigurators {
 		// Java's listener: no node is a delete; an empty node is content
 		// that fails to parse (skipped at the initial read).
-		if first && version >= 0 && content == "" {
+		if first && exists && content == "" {
 			return
 		}
-		ks.applyConfigurators(content, version < 0, event)
+		ks.applyConfigurators(content, !exists, event)
 		return
 	}
 	ks.apply(content, event)

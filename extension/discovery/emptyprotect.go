@@ -13,8 +13,11 @@ import (
 )
 
 // EmptyProtectionKey is the registry URL parameter that switches empty
-// protection off ("false"); it is on by default, as in Java Dubbo 3.x
-// (dubbo.application.enable-empty-protection).
+// protection off ("false"). It is on by default, unlike Java Dubbo 3.2+,
+// whose default is off (RegistryConstants.DEFAULT_ENABLE_EMPTY_PROTECTION,
+// read in 3.3.6 by CacheableFailbackRegistry and
+// ServiceInstancesChangedListener): a deliberate divergence, so that a
+// registry outage or a provider's lost session fails no call.
 const EmptyProtectionKey = "enable-empty-protection"
 
 // DeleteGraceKey is the registry URL parameter (a Go duration, default

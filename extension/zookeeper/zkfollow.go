@@ -159,17 +159,19 @@ func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
 }
 
 // ruleClient is source.RuleClient over a directory/zookeeper client. The
-// revision of a state is the node's data version (-1: no node).
+// revision of a state is the node's dzk.Revision (creation and
+// modification zxids; the zero Revision: no node), not its data version: a
+// node deleted and created again is back at version 0.
 type ruleClient struct{ c *dzk.Client }
 
 // Read implements source.RuleClient: a missing node is a deleted key.
 func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
-	content, version, err := r.c.GetRule(ctx, key)
+	content, _, rev, err := r.c.GetRuleRevision(ctx, key)
 	switch {
 	case err == nil:
-		return source.RuleEvent{Content: content, Revision: version}, nil
+		return source.RuleEvent{Content: content, Revision: rev}, nil
 	case errors.Is(err, dzk.ErrNotFound):
-		return source.RuleEvent{Deleted: true, Revision: int32(-1)}, nil
+		return source.RuleEvent{Deleted: true, Revision: dzk.Revision{}}, nil
 	default:
 		return source.RuleEvent{}, err
 	}
@@ -177,7 +179,7 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 
 // Watch implements source.RuleClient. An empty node is content (""), not a
 // delete: Java's configurator listener treats it as content that fails to
-// parse.
+// parse; only a missing node (the zero Revision) is a deleted key.
 func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
 	ch, err := r.c.WatchRule(ctx, key)
 	if err != nil {
@@ -187,7 +189,7 @@ func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEv
 	go func() {
 		defer close(out)
 		for ev := range ch {
-			out <- source.RuleEvent{Content: ev.Content, Deleted: ev.Version < 0, Revision: ev.Version}
+			out <- source.RuleEvent{Content: ev.Content, Deleted: ev.Revision.IsZero(), Revision: ev.Revision}
 		}
 	}()
 	return out, nil

@@ -183,6 +183,10 @@ func (b *Binding) release() {
 		delete(b.mesh.cancel, app)
 	}
 	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
+	if b.settle != nil {
+		b.settle.Stop()
+		b.settle = nil
+	}
 	b.mu.Unlock()
 	bindingsMu.Lock()
 	defer bindingsMu.Unlock()

@@ -68,13 +68,15 @@ func (p providerOnly) Configure(*common.URL) {}
 // <interface>:<version>:<group>.configurators and hands the lists to the
 // chain. Called from newBinding.
 func (b *Binding) subscribeConfigurators() {
-	app, _ := rulestore.Subscribe(b.consumerApp+rules.ConfiguratorsSuffix, rules.KindConfigurators, func(r cluster.RuleRef) {
+	app, c1 := rulestore.Subscribe(b.consumerApp+rules.ConfiguratorsSuffix, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListApp, r)
 	})
 	svcKey := strings.TrimSuffix(rulestore.ServiceRuleKey(b.consumer), rules.ConditionSuffix) + rules.ConfiguratorsSuffix
-	svc, _ := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
+	svc, c2 := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListService, r)
 	})
+	// Cancelled when the binding is released, as the router keys are.
+	b.cancelRef = append(b.cancelRef, c1, c2)
 	b.cfg[configurator.ListApp] = app.Configurators
 	b.cfg[configurator.ListService] = svc.Configurators
 	if l, ok := b.watchRegistryConfigurators(); ok {

@@ -134,6 +134,9 @@ func newBinding(u *common.URL) *Binding {
 		Configure:    b.configure,
 		Dropped:      func() []cluster.Dropped { return discovery.DroppedFor(u) },
 		OnNoProvider: b.noProv.add,
+		OnRulePanic: func(err error) {
+			logger.Errorf("[dubboroute] %v; the rule is rejected, the previous rules stay in force", err)
+		},
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots

@@ -1,6 +1,7 @@
 package rulestore
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,7 +164,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		notify(subs, cluster.RuleRef{Key: ks.key})
 		return
 	}
-	r, err := configurator.Parse(ks.key, content)
+	r, err := parseConfigurators(ks.key, content)
 	if err != nil {
 		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
@@ -213,7 +214,7 @@ func (ks *keyState) apply(content string, event bool) {
 		notify(subs, cluster.RuleRef{Key: ks.key})
 		return
 	}
-	parsed, err := rules.Parse(ks.kind, content)
+	parsed, err := parseRule(ks.kind, content)
 	if err != nil {
 		ks.rejected = newRejection(err, content)
 		ks.mu.Unlock()
@@ -292,3 +293,34 @@ func clip(s string, n int) string {
 	}
 	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
 }
+
+// parseRule is rules.Parse with a panic turned into a rejection: a rule
+// that crashes its parser is refused and the rule in force stays.
+func parseRule(kind rules.Kind, content string) (p rules.Parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = rules.Parsed{Kind: kind}, fmt.Errorf("%s rule: the parser panicked: %v", kind, r)
+		}
+	}()
+	if testParseHook != nil {
+		testParseHook(kind, content)
+	}
+	return rules.Parse(kind, content)
+}
+
+// parseConfigurators is configurator.Parse with a panic turned into a
+// rejection.
+func parseConfigurators(key, content string) (r *configurator.Rule, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("configurators rule %s: the parser panicked: %v", key, p)
+		}
+	}()
+	if testParseHook != nil {
+		testParseHook(rules.KindConfigurators, content)
+	}
+	return configurator.Parse(key, content)
+}
+
+// testParseHook lets tests inject a parser panic (nil otherwise).
+var testParseHook func(kind rules.Kind, content string)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs each fuzz target for a short time. The total is budgeted:
-# FUZZBUDGET seconds (default 40: 3 s each for 13 targets, about the 60 s of 6 x 10 s before with their start-up included) shared among the targets, at least
+# FUZZBUDGET seconds (default 40: 3 s each for the 12 targets, about the 60 s of 6 x 10 s before, start-up included) shared among the targets, at least
 # FUZZMIN seconds (default 3) each, so adding a target does not lengthen
 # make test much. FUZZTIME (e.g. 5m) runs every target that long instead
 # (by hand, to look for new findings).

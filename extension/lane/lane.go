@@ -60,7 +60,9 @@ type LaneConfig struct {
 	// trusted): which served calls' lane keys are dropped before the lane
 	// is captured, and the gray decision's integrity check. From the
 	// environment: DUBBOROUTE_LANE_INGRESS and friends (package lanetrust,
-	// docs/security.md).
+	// docs/security.md). SetLaneConfig replaces the whole configuration,
+	// this field included: to change the keys only, start from
+	// LaneConfigInUse().
 	Ingress *LaneIngress
 }
 

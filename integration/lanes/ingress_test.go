@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,13 +23,15 @@ const halfRule = `requests:
     percent: 50
 `
 
-// startEnv starts a hop with extra environment.
+// startEnv starts a hop with extra environment and waits for its READY
+// line (nil, the test marked failed, if it does not come). Safe to call
+// from several goroutines.
 func (f *fleet) startEnv(name string, args, env []string) *harness.Proc {
-	f.t.Helper()
 	env = append([]string{harness.LogDirEnv + "=" + os.Getenv(harness.LogDirEnv)}, env...)
 	p := harness.Start(f.t, harness.ProcOptions{Name: name, Path: f.bin, Args: args, Env: env})
 	if _, err := p.WaitLine(readyRE, harness.ReadyTimeout); err != nil {
-		f.t.Fatalf("start %s: %v", name, err)
+		f.t.Errorf("start %s: %v", name, err)
+		return nil
 	}
 	return p
 }
@@ -88,6 +91,9 @@ func TestLaneIngressTrust(t *testing.T) {
 			tag: "gray", forged: "gray", user: "gray"},
 		{name: "signed", env: []string{lanetrust.KeyFileEnv + "=" + keyFile}, bKinds: []string{"normal", "rule"}, tag: "gray", forged: "normal", user: "gray"},
 	}
+	// The B instances start at once (each waits for its READY line), then
+	// the drivers: the processes are independent.
+	var wg sync.WaitGroup
 	for _, v := range variants {
 		for _, kind := range v.bKinds {
 			port, err := harness.FreePort()
@@ -100,13 +106,41 @@ func TestLaneIngressTrust(t *testing.T) {
 			if kind == "rule" {
 				args = append(args, "-param", "status=gray")
 			}
-			f.startEnv(n, args, v.env)
+			wg.Add(1)
+			go func(env []string) {
+				defer wg.Done()
+				f.startEnv(n, args, env)
+			}(v.env)
 		}
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
 	}
 	driver := func(name, group string, env []string) string {
 		p := f.startEnv(name, []string{"-name", name, "-app", "ti-a", "-drive", "-next", ifaceB, "-zk", f.zk, "-group", group}, env)
+		if p == nil {
+			return ""
+		}
 		line, _ := p.WaitLine(readyRE, time.Second)
+		if line == nil {
+			return ""
+		}
 		return "http://" + line[3]
+	}
+	entries := make([]string, len(variants)+1)
+	for i, v := range variants {
+		wg.Add(1)
+		go func() { defer wg.Done(); entries[i] = driver("ta-"+v.name, v.name, nil) }()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		entries[len(variants)] = driver("ta-signed-keyed", "signed", []string{lanetrust.KeyFileEnv + "=" + keyFile})
+	}()
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
 	}
 	// cClass is the class of the C instance each request reached.
 	cClass := func(entry string, reqs []request) ([]string, [][]segment) {
@@ -147,8 +181,8 @@ func TestLaneIngressTrust(t *testing.T) {
 		}
 		return out
 	}
-	for _, v := range variants {
-		entry := driver("ta-"+v.name, v.name, nil)
+	for i, v := range variants {
+		entry := entries[i]
 		for _, tc := range []struct {
 			what string
 			req  request
@@ -174,7 +208,7 @@ func TestLaneIngressTrust(t *testing.T) {
 	// The keyed driver's own decisions (cohort random, 50 % at A) are
 	// signed by its gray balancer and honoured at B: C's class is A's
 	// decision, both lanes occur.
-	entry := driver("ta-signed-keyed", "signed", []string{lanetrust.KeyFileEnv + "=" + keyFile})
+	entry := entries[len(variants)]
 	rs := make([]request, 40)
 	for i := range rs {
 		rs[i].Cohort = "random"

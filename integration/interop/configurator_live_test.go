@@ -84,7 +84,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// RandomLoadBalance looks only at the first invoker to decide whether
 	// weights matter at all (a Java provider registers no weight), so without
 	// it a Java consumer ignores the weights whenever the registry lists such
-	// a provider first (README: deliberate divergences).
+	// a provider first (docs/divergences.md).
 	noWarmup := "- side: consumer\n  parameters: {warmup: \"1\", weight: \"100\"}\n"
 	// One Java consumer for the whole test (one JVM); before each batch it
 	// is asked for its directory's invokers until the rule just written
@@ -132,7 +132,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// 1. Disable j1 (Dubbo Admin's disable: a typed item with its own enabled).
 	// warmup=1 everywhere: Java's interface-level consumers never warm up a
 	// ZooKeeper provider (the registry strips its timestamp), dubboroute's
-	// gray balancer does (see the README's divergence table), and the
+	// gray balancer does (see docs/divergences.md), and the
 	// providers here are seconds old.
 	put(noWarmup + fmt.Sprintf("- type: disabled\n  enabled: true\n  side: consumer\n  providerAddresses: [%q]\n  parameters: {disabled: \"true\"}\n", addr(j1)))
 	js.await("j1 disabled", func(invs []javaInvoker) bool {

@@ -273,7 +273,7 @@ func checkCoverage(t *testing.T, stats map[string]int) {
 	}
 }
 
-// divergence names the documented (README "Deliberate divergences") or
+// divergence names the documented (docs/divergences.md) or
 // known and reported (testdata/known-divergences.jsonl) disagreement a case
 // runs into, or "". Such cases are counted, not compared.
 //

@@ -14,7 +14,6 @@ import (
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -45,23 +44,18 @@ import (
 // explain show the rule just written, instead of fixed sleeps. Runtime:
 // about 130 s on 2 shared cores (217 s with a JVM per batch, before).
 func TestConfiguratorLiveParity(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	j2 := javaProviderWithConfigCenter(t, srv.Addr())
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", ConfigCenter: reg})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	g1 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", ConfigCenter: f.reg})
+	g2 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
 	all := []int{j1, j2, g1.Port, g2.Port}
 
 	const app = "demo-consumer1"
 	key := app + ".configurators"
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: app, Registry: reg})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: app})
 	if _, err := c.WaitExplain(harness.QueryAll, 60*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 4 }); err != nil {
 		t.Fatal(err)
 	}

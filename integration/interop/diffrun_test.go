@@ -166,14 +166,7 @@ func compareAll(t *testing.T, cases []Case, java, goAns []json.RawMessage, cmp c
 	stats := map[string]int{}
 	var bad []Fixture
 	for i := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
+		ja, ga := normalizeBoth(t, java[i], goAns[i])
 		if cmp.count != nil {
 			cmp.count(i, ja, stats)
 		}
@@ -235,4 +228,19 @@ func compareAll(t *testing.T, cases []Case, java, goAns []json.RawMessage, cmp c
 	}
 	t.Error(msg)
 	return stats
+}
+
+// normalizeBoth normalises one case's Java and Go answers, failing t if
+// either is not an answer line.
+func normalizeBoth(t *testing.T, java, goAns json.RawMessage) (Answer, Answer) {
+	t.Helper()
+	ja, err := Normalize(java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, err := Normalize(goAns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ja, ga
 }

@@ -130,7 +130,7 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("zookeeper: delete rule: %w", err)
 	}
-	err = c.do(ctx, func() error { return c.conn.Delete(path, -1) })
+	err = c.do(ctx, func() error { return c.authErr("delete", path, c.conn.Delete(path, -1)) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper: delete rule %s: %w", path, ErrNotFound)
 	}

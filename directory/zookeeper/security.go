@@ -46,8 +46,15 @@ type AuthError struct {
 
 // Error implements error.
 func (e *AuthError) Error() string {
-	return fmt.Sprintf("zookeeper %s: %s %s as %s: not authorized (NoAuth): the node's ACL does not grant this identity the permission; check the credentials (registry URL username:password) and the node's ACL (zkCli getAcl %s)",
-		e.Server, e.Op, e.Path, e.Identity, e.Path)
+	acl := e.Path
+	if e.Op == "create" || e.Op == "delete" {
+		// Creating and deleting a node take the parent's permission.
+		if i := strings.LastIndex(e.Path, "/"); i > 0 {
+			acl = e.Path[:i]
+		}
+	}
+	return fmt.Sprintf("zookeeper %s: %s %s as %s: not authorized (NoAuth): the ACL of %s does not grant this identity the permission; check the credentials (registry URL username:password) and that ACL (zkCli getAcl %s)",
+		e.Server, e.Op, e.Path, e.Identity, acl, acl)
 }
 
 // Unwrap makes errors.Is(err, ErrNoAuth) hold.

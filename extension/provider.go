@@ -17,6 +17,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/directory/memory"
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -78,6 +79,9 @@ func (p *providerProtocol) GetRegistries() []registry.Registry {
 
 // Export implements base.Protocol.
 func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
+	if invoker != nil {
+		prepareZooKeeper(invoker.GetURL(), true)
+	}
 	exp := p.Protocol.Export(invoker)
 	if exp == nil || invoker == nil || invoker.GetURL() == nil || invoker.GetURL().SubURL == nil {
 		return exp
@@ -249,4 +253,22 @@ func (p *providerProtocol) UnregisterRegistries() {
 		pe.mu.Unlock()
 	}
 	releaseInstances(insts)
+}
+
+// prepareZooKeeper gives dubbo-go's ZooKeeper client for the registry URL
+// ru the URL's credentials and TLS before dubbo-go creates its registry
+// (package extension/zkconn); for a provider with credentials it also
+// creates the service's category nodes creator-only.
+func prepareZooKeeper(ru *common.URL, provider bool) {
+	if ru == nil || !zkconn.IsZooKeeper(ru) {
+		return
+	}
+	if err := zkconn.Prepare(ru); err != nil {
+		logger.Errorf("[dubboroute] registry %s: %v", zkconn.Redact(ru), err)
+	}
+	if provider {
+		if err := zkconn.EnsureCategories(ru, ru.SubURL); err != nil {
+			logger.Errorf("[dubboroute] registry %s: provider %s: %v", zkconn.Redact(ru), ru.SubURL.Service(), err)
+		}
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -37,49 +37,23 @@ import (
 // consumers stays with dubbo-go (a provider's nodes are guarded against
 // vanishing: zkregister.go).
 
-// zkClients are dubboroute's ZooKeeper clients, one per ensemble and
-// settings, shared by every subscription of the process and kept for its
-// lifetime (as dubbo-go keeps its registry clients).
-var zkClients = struct {
-	sync.Mutex
-	m map[string]*dzk.Client
-}{m: map[string]*dzk.Client{}}
-
-// zkClient returns the shared client for addrs (comma-separated) with opts;
-// key identifies the settings.
+// zkClient returns dubboroute's shared client for addrs (comma-separated)
+// with opts; key identifies the settings (package extension/zkconn).
 func zkClient(addrs, key string, opts ...dzk.Option) (*dzk.Client, error) {
-	zkClients.Lock()
-	defer zkClients.Unlock()
-	id := addrs + "|" + key
-	if c, ok := zkClients.m[id]; ok {
-		return c, nil
-	}
-	c, err := dzk.Dial(strings.Split(addrs, ","), opts...)
-	if err != nil {
-		return nil, err
-	}
-	zkClients.m[id] = c
-	return c, nil
+	return zkconn.Shared(addrs, key, opts...)
 }
 
 // zkOptions are the client settings a dubbo-go registry or config-center
-// URL asks for: credentials and session timeout.
+// URL asks for: credentials, TLS and session timeout.
 func zkOptions(u *common.URL) (string, []dzk.Option) {
-	var opts []dzk.Option
-	key := ""
-	if u.Username != "" {
-		opts = append(opts, dzk.WithDigest(u.Username+":"+u.Password))
-		key += "digest=" + u.Username + ";"
-	}
+	key, opts := zkconn.Options(u)
 	timeout := u.GetParamDuration(constant.ConfigTimeoutKey, constant.DefaultRegTimeout)
 	opts = append(opts, dzk.WithSessionTimeout(timeout))
 	key += "session=" + timeout.String() + ";"
 	return key, opts
 }
 
-func isZooKeeper(u *common.URL) bool {
-	return u != nil && (u.Protocol == "zookeeper" || u.GetParam(constant.RegistryKey, "") == "zookeeper")
-}
+func isZooKeeper(u *common.URL) bool { return zkconn.IsZooKeeper(u) }
 
 // followRegistry serves an interface-level directory's subscription from
 // dubboroute's own watch of /<group>/<interface>/providers.

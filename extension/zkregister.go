@@ -84,7 +84,7 @@ func (pe *providerExport) keepCurrent() {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
 	}
-	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff, Created: recreated(pe.current.Location, path)})
+	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff, Created: recreated(pe.current.Location, path), Tighten: true})
 	if err != nil {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
@@ -218,7 +218,7 @@ func keepInstance(reg registry.Registry, u *common.URL) {
 	c, err := zkClient(ru.Location, key+"root=/dubbo", append(opts, dzk.WithRegistryRoot("/dubbo"))...)
 	if err == nil {
 		var e *dzk.Ephemeral
-		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff, Created: recreated(u.Location, path)}); err == nil {
+		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff, Created: recreated(u.Location, path), Tighten: true}); err == nil {
 			instances.m[path] = e
 			logger.Infof("[dubboroute] provider %s: guarding its instance registration %s", u.Location, path)
 			return

@@ -42,6 +42,7 @@ type options struct {
 	logger         *slog.Logger
 	acl            []zk.ACL    // WithACL; nil: the default for the credentials
 	tls            *tls.Config // WithTLS
+	tlsFiles       *TLSFiles   // WithTLSFiles
 }
 
 // WithTimeout bounds Dial (time to a first session) and every operation
@@ -137,6 +138,13 @@ func Dial(addrs []string, opts ...Option) (*Client, error) {
 	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
+	}
+	if o.tlsFiles != nil {
+		cfg, err := TLSConfig(*o.tlsFiles)
+		if err != nil {
+			return nil, fmt.Errorf("zookeeper: dial: %w", err)
+		}
+		o.tls = cfg
 	}
 	servers, err := normalizeAddrs(addrs)
 	if err != nil {

@@ -73,6 +73,10 @@ func WithACL(acl []zk.ACL) Option {
 // certificate against the host of each address dialed.
 func WithTLS(cfg *tls.Config) Option { return func(o *options) { o.tls = cfg } }
 
+// WithTLSFiles is WithTLS with the configuration TLSConfig builds from f
+// when Dial runs; Dial fails if the files do not load.
+func WithTLSFiles(f TLSFiles) Option { return func(o *options) { o.tlsFiles = &f } }
+
 // TLSFiles name the PEM files of a TLS client.
 type TLSFiles struct {
 	CA         string // CA certificates the server's certificate must chain to; empty: the system pool

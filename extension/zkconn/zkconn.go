@@ -245,12 +245,14 @@ func EnsureCategories(ru, u *common.URL) error {
 	return nil
 }
 
-// Probe checks that the identity of the registry URL ru may list the
-// providers of u's service (interface-level registries). It returns the
-// *directory/zookeeper.AuthError of a refused read; other failures
-// (unreachable, no node yet) are not its business and give nil.
+// Probe checks that the identity of the registry URL ru, when it has
+// credentials, may list the providers of u's service (interface-level
+// registries). It returns the *directory/zookeeper.AuthError of a refused
+// read; other failures (unreachable, no node yet) are not its business and
+// give nil. Without credentials it does nothing (a refused anonymous
+// watch is still logged as an error by the watch itself).
 func Probe(ru, u *common.URL) error {
-	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || u == nil {
+	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || u == nil || digest(ru) == "" {
 		return nil
 	}
 	c, _, err := registryClient(ru)

@@ -54,9 +54,8 @@ type Options struct {
 	// (the JVM is slow on a loaded machine; it normally takes about a second).
 	StartTimeout time.Duration
 	// TLS adds a TLS client port (secureClientPort, served by Netty) with a
-	// self-signed certificate for 127.0.0.1 made by keytool at start (see
-	// TLSAddr, CAFile, TrustStore). The plain client port stays open for
-	// the harness.
+	// self-signed certificate for 127.0.0.1 made at start (see TLSAddr,
+	// CAFile). The plain client port stays open for the harness.
 	TLS bool
 
 	// Ensemble membership (set by StartEnsemble): the client port, this

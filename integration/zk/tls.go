@@ -1,18 +1,21 @@
 package zk
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
-
-// storePassword protects the test keystore and truststore. The keys are
-// made for one server run, in its directory, and removed with it.
-const storePassword = "dubboroute-test"
 
 // TLSAddr is the TLS client address, 127.0.0.1:<secureClientPort> (empty
 // without Options.TLS).
@@ -23,66 +26,71 @@ func (s *Server) TLSAddr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.tlsPort))
 }
 
-// CAFile is the PEM file of the server's self-signed certificate, the CA a
-// Go client trusts.
+// CAFile is the PEM file of the server's self-signed certificate: the CA
+// a Go client trusts, and a Java client's truststore of type PEM
+// (zookeeper.ssl.trustStore.location, zookeeper.ssl.trustStore.type=PEM).
 func (s *Server) CAFile() string { return filepath.Join(s.dir, "conf", "ca.pem") }
 
-// TrustStore is the PKCS12 truststore holding the server's certificate and
-// its password, for a Java client's zookeeper.ssl.trustStore.* properties.
-func (s *Server) TrustStore() (path, password string) {
-	return filepath.Join(s.dir, "conf", "trust.p12"), storePassword
-}
+// keyStore is the server's PEM keystore: its private key and certificate.
+func (s *Server) keyStore() string { return filepath.Join(s.dir, "conf", "server.pem") }
 
-func (s *Server) keyStore() string { return filepath.Join(s.dir, "conf", "server.p12") }
-
-// makeKeys makes a self-signed server key pair for 127.0.0.1 and localhost
-// with keytool (next to the java binary, else on PATH), its PEM
-// certificate and a truststore with it.
+// makeKeys makes a self-signed ECDSA P-256 certificate for 127.0.0.1 and
+// localhost, valid for two days, in the server's directory (removed with
+// it): the server's PEM keystore and the CA file. Made in Go rather than
+// with keytool: three keytool JVMs cost seconds on a loaded machine, and
+// ZooKeeper 3.5.6+ reads PEM key and trust stores.
 func (s *Server) makeKeys() error {
-	keytool := filepath.Join(filepath.Dir(s.opts.Java), "keytool")
-	if _, err := os.Stat(keytool); err != nil {
-		if keytool, err = exec.LookPath("keytool"); err != nil {
-			return fmt.Errorf("zookeeper: TLS keys: no keytool next to %s or on PATH: %w", s.opts.Java, err)
-		}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("zookeeper: TLS key: %w", err)
 	}
-	run := func(args ...string) error {
-		out, err := exec.Command(keytool, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("zookeeper: keytool %s: %v\n%s", args[0], err, out)
-		}
-		return nil
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return fmt.Errorf("zookeeper: TLS serial: %w", err)
 	}
-	trust, _ := s.TrustStore()
-	for _, f := range []string{s.keyStore(), s.CAFile(), trust} {
-		_ = os.Remove(f)
+	tmpl := &x509.Certificate{
+		SerialNumber:          serial,
+		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"dubboroute test ZooKeeper"}},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(48 * time.Hour),
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:              []string{"localhost"},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
 	}
-	if err := run("-genkeypair", "-alias", "zk", "-keyalg", "EC", "-keysize", "256", "-validity", "2",
-		"-dname", "CN=localhost", "-ext", "SAN=ip:127.0.0.1,dns:localhost",
-		"-storetype", "PKCS12", "-keystore", s.keyStore(), "-storepass", storePassword, "-keypass", storePassword); err != nil {
-		return err
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return fmt.Errorf("zookeeper: TLS certificate: %w", err)
 	}
-	if err := run("-exportcert", "-alias", "zk", "-rfc", "-file", s.CAFile(), "-keystore", s.keyStore(), "-storepass", storePassword); err != nil {
-		return err
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return fmt.Errorf("zookeeper: TLS key: %w", err)
 	}
-	return run("-importcert", "-noprompt", "-alias", "zk", "-file", s.CAFile(),
-		"-storetype", "PKCS12", "-keystore", trust, "-storepass", storePassword)
+	cert := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8})
+	if err := os.WriteFile(s.keyStore(), append(keyPEM, cert...), 0o600); err != nil {
+		return fmt.Errorf("zookeeper: write %s: %w", s.keyStore(), err)
+	}
+	if err := os.WriteFile(s.CAFile(), cert, 0o644); err != nil {
+		return fmt.Errorf("zookeeper: write %s: %w", s.CAFile(), err)
+	}
+	return nil
 }
 
 // tlsConfig is the zoo.cfg part of the TLS client port: Netty's connection
-// factory (the NIO one has no TLS), the keystore, and no client
+// factory (the NIO one has no TLS), the PEM keystore, and no client
 // certificate required.
 func (s *Server) tlsConfig() string {
-	trust, _ := s.TrustStore()
 	return strings.Join([]string{
 		"secureClientPort=" + strconv.Itoa(s.tlsPort),
 		"secureClientPortAddress=127.0.0.1",
 		"serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
 		"ssl.keyStore.location=" + s.keyStore(),
-		"ssl.keyStore.password=" + storePassword,
-		"ssl.keyStore.type=PKCS12",
-		"ssl.trustStore.location=" + trust,
-		"ssl.trustStore.password=" + storePassword,
-		"ssl.trustStore.type=PKCS12",
+		"ssl.keyStore.type=PEM",
+		"ssl.trustStore.location=" + s.CAFile(),
+		"ssl.trustStore.type=PEM",
 		"ssl.clientAuth=none",
 		"",
 	}, "\n")

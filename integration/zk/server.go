@@ -405,7 +405,7 @@ func (s *Server) waitServingLocked() error {
 		if p.exited() {
 			return fmt.Errorf("zookeeper: server on %s exited during start (%v); end of %s:\n%s", s.Addr(), p.err, s.logPath, s.LogTail(20))
 		}
-		if serving(s.Addr()) {
+		if serving(s.Addr()) && (s.tlsPort == 0 || s.tlsServing()) {
 			s.lastStart = time.Since(begin)
 			return nil
 		}

@@ -2,6 +2,7 @@ package zk
 
 import (
 	"crypto/ecdsa"
+	"crypto/tls"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
@@ -77,6 +78,26 @@ func (s *Server) makeKeys() error {
 		return fmt.Errorf("zookeeper: write %s: %w", s.CAFile(), err)
 	}
 	return nil
+}
+
+// tlsServing reports whether the TLS port completes a handshake with a
+// client trusting CAFile (Netty's port opens after the plain one, and its
+// first handshake is slow on a cold JVM: waiting for it here keeps the
+// clients' own connect timeouts meaningful).
+func (s *Server) tlsServing() bool {
+	pem, err := os.ReadFile(s.CAFile())
+	if err != nil {
+		return false
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem)
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	c, err := tls.DialWithDialer(d, "tcp", s.TLSAddr(), &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12})
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 // tlsConfig is the zoo.cfg part of the TLS client port: Netty's connection

@@ -37,7 +37,10 @@ import (
 // application-level, /services/<application>/<ip:port>. The guard watches
 // the node; when it is gone for a hold-off of 1 s (deleted, or removed with
 // the session that owned it, dubbo-go's or ours) or dubboroute's session is
-// new, it creates it again, ephemeral, with the data it last had.
+// new, it creates it again, ephemeral, with the data it last had and the
+// client's ACL (Curator's creator-only ACL when the registry URL has
+// credentials); a node dubbo-go created world-writable is tightened to that
+// ACL (docs/zookeeper-security.md).
 //
 // Guarding rather than taking registration over: dubbo-go's registry keeps
 // its own registered set and re-registers it on every reconnect (delete and

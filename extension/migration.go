@@ -177,7 +177,8 @@ func (m *migrationInvoker) Invoke(ctx context.Context, inv base.Invocation) resu
 }
 
 // referZooKeeper prepares dubbo-go's ZooKeeper client for the registry URL
-// u and checks that its identity may list the service's providers
+// u, creates the service's category nodes creator-only when u has
+// credentials, and checks that its identity may list the service's providers
 // (interface-level lookups: registry and APPLICATION_FIRST references). A
 // refused list gives an invoker that fails every call with the NoAuth
 // error, after an error log, instead of a reference with zero providers.
@@ -197,6 +198,9 @@ func referZooKeeper(u *common.URL) base.Invoker {
 		}
 		iu = u.Clone()
 		iu.Protocol = constant.RegistryProtocol
+	}
+	if err := zkconn.EnsureCategories(iu, u.SubURL); err != nil {
+		logger.Errorf("[dubboroute] registry %s: reference %s: %v", zkconn.Redact(u), u.SubURL.Service(), err)
 	}
 	if err := zkconn.Probe(iu, u.SubURL); err != nil {
 		logger.Errorf("[dubboroute] reference %s: its registry refuses to list the providers, every call fails: %v", u.SubURL.Service(), err)

@@ -258,7 +258,8 @@ func (p *providerProtocol) UnregisterRegistries() {
 // prepareZooKeeper gives dubbo-go's ZooKeeper client for the registry URL
 // ru the URL's credentials and TLS before dubbo-go creates its registry
 // (package extension/zkconn); for a provider with credentials it also
-// creates the service's category nodes creator-only.
+// creates the service's category nodes creator-only (referZooKeeper does
+// it for a consumer).
 func prepareZooKeeper(ru *common.URL, provider bool) {
 	if ru == nil || !zkconn.IsZooKeeper(ru) {
 		return

@@ -85,7 +85,6 @@ func TestZooKeeperACL(t *testing.T) {
 	}
 	srv := zk.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 
 	// The operator's layout: /dubbo shared by the fleet and the admin
 	// (readable by all), /dubbo/config readable by all and the admin's.
@@ -117,6 +116,9 @@ func TestZooKeeperACL(t *testing.T) {
 	_, g1, g2 := securedFleet(t, reg, srv.Addr(),
 		[]string{"--zk", srv.Addr(), "--digest-file", adminCreds, "--acl", "world:anyone:r,auth::cdrwa"},
 		"--zk-auth-env", zkDigestEnv)
+	cancel()
+	ctx, cancel = context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
 
 	fleet, err := dzk.Dial([]string{srv.Addr()}, dzk.WithDigest(fleetDigest))
 	if err != nil {

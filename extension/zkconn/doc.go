@@ -13,7 +13,8 @@
 // that speaks TLS to the servers (gost's client takes no dialer). The relay
 // listens on 127.0.0.1 and serves only sockets of this process's user.
 //
-// Parameters of the registry or config-center URL (Options):
+// Parameters of the registry or config-center URL, read by dubbo-go's
+// clients here and by dubboroute's (extension/internal/zkclient):
 //
 //	zookeeper.tls=true                 TLS to every server of the address
 //	zookeeper.tls.ca=<PEM file>        CA certificates to trust (default: the system's)

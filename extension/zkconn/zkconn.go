@@ -15,21 +15,20 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 )
 
 // URL parameters of TLS to ZooKeeper.
 const (
-	TLSKey           = "zookeeper.tls"
-	TLSCAKey         = "zookeeper.tls.ca"
-	TLSCertKey       = "zookeeper.tls.cert"
-	TLSKeyKey        = "zookeeper.tls.key"
-	TLSServerNameKey = "zookeeper.tls.server-name"
+	TLSKey           = zkclient.TLSKey
+	TLSCAKey         = zkclient.TLSCAKey
+	TLSCertKey       = zkclient.TLSCertKey
+	TLSKeyKey        = zkclient.TLSKeyKey
+	TLSServerNameKey = zkclient.TLSServerNameKey
 )
 
 // IsZooKeeper reports a ZooKeeper registry or config-center URL.
-func IsZooKeeper(u *common.URL) bool {
-	return u != nil && (u.Protocol == "zookeeper" || u.GetParam(constant.RegistryKey, "") == "zookeeper")
-}
+func IsZooKeeper(u *common.URL) bool { return zkclient.IsZooKeeper(u) }
 
 // digest is the URL's digest credentials, user:password ("" for none).
 func digest(u *common.URL) string {
@@ -37,35 +36,6 @@ func digest(u *common.URL) string {
 		return ""
 	}
 	return u.Username + ":" + u.Password
-}
-
-// Options are the dubboroute client options for u's credentials and TLS
-// (not its session timeout or paths), and a key that tells settings apart
-// (the password only as its digest). TLS files that do not load make Dial
-// fail.
-func Options(u *common.URL) (string, []dzk.Option) {
-	var opts []dzk.Option
-	key := ""
-	if d := digest(u); d != "" {
-		opts = append(opts, dzk.WithDigest(d))
-		key += "digest=" + dzk.DigestID(u.Username, u.Password) + ";"
-	}
-	files, on := tlsFiles(u)
-	if on {
-		opts = append(opts, dzk.WithTLSFiles(files))
-		key += fmt.Sprintf("tls=%+v;", files)
-	}
-	return key, opts
-}
-
-func tlsFiles(u *common.URL) (dzk.TLSFiles, bool) {
-	f := dzk.TLSFiles{
-		CA:         u.GetParam(TLSCAKey, ""),
-		Cert:       u.GetParam(TLSCertKey, ""),
-		Key:        u.GetParam(TLSKeyKey, ""),
-		ServerName: u.GetParam(TLSServerNameKey, ""),
-	}
-	return f, u.GetParamBool(TLSKey, false) || f.CA != "" || f.Cert != ""
 }
 
 // Servers are the host:port addresses of u's location (a comma-separated
@@ -90,40 +60,13 @@ func Servers(u *common.URL) []string {
 	return out
 }
 
-// clients are dubboroute's ZooKeeper clients, one per ensemble and
-// settings, shared by every subscription and guard of the process and kept
-// for its lifetime (as dubbo-go keeps its registry clients).
-var clients = struct {
-	sync.Mutex
-	m map[string]*dzk.Client
-}{m: map[string]*dzk.Client{}}
-
-// Shared returns the shared client for addrs (comma-separated) with opts;
-// key identifies the settings.
-func Shared(addrs, key string, opts ...dzk.Option) (*dzk.Client, error) {
-	clients.Lock()
-	defer clients.Unlock()
-	id := addrs + "|" + key
-	if c, ok := clients.m[id]; ok {
-		return c, nil
-	}
-	c, err := dzk.Dial(strings.Split(addrs, ","), opts...)
-	if err != nil {
-		return nil, err
-	}
-	clients.m[id] = c
-	return c, nil
-}
-
-// registryClient is the shared dubboroute client of a registry URL with
-// the registry group as its root.
-func registryClient(ru *common.URL) (*dzk.Client, string, error) {
-	key, opts := Options(ru)
-	group := "/" + strings.TrimPrefix(ru.GetParam(constant.RegistryGroupKey, "dubbo"), "/")
-	timeout := ru.GetParamDuration(constant.ConfigTimeoutKey, constant.DefaultRegTimeout)
-	opts = append(opts, dzk.WithSessionTimeout(timeout), dzk.WithRegistryRoot(group))
-	c, err := Shared(ru.Location, key+"session="+timeout.String()+";root="+group, opts...)
-	return c, group, err
+// registryClient is dubboroute's shared client of a registry URL with
+// the registry group as its root (the one the provider-list watches use).
+func registryClient(ru *common.URL) (*dzk.Client, error) {
+	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
+	key, opts := zkclient.Options(ru)
+	opts = append(opts, dzk.WithRegistryRoot("/"+group))
+	return zkclient.Client(ru.Location, key+"root=/"+group, opts...)
 }
 
 // prepared are the dubbo-go client names Prepare has seen, with the
@@ -144,7 +87,7 @@ func Prepare(u *common.URL) error {
 		return nil
 	}
 	d := digest(u)
-	files, useTLS := tlsFiles(u)
+	files, useTLS := zkclient.TLSFiles(u)
 	if d == "" && !useTLS {
 		return nil
 	}
@@ -227,7 +170,7 @@ func EnsureCategories(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || digest(ru) == "" || u == nil {
 		return nil
 	}
-	c, _, err := registryClient(ru)
+	c, err := registryClient(ru)
 	if err != nil {
 		return err
 	}
@@ -255,7 +198,7 @@ func Probe(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || u == nil || digest(ru) == "" {
 		return nil
 	}
-	c, _, err := registryClient(ru)
+	c, err := registryClient(ru)
 	if err != nil {
 		return nil
 	}
@@ -274,4 +217,22 @@ func Probe(ru, u *common.URL) error {
 // Redact is u's location without credentials, for logs.
 func Redact(u *common.URL) string {
 	return (&url.URL{Scheme: "zookeeper", Host: strings.Join(Servers(u), ",")}).String()
+}
+
+// PrepareRegistry is Prepare for the registry URL ru, then, when sub (the
+// provider's or the reference's URL) is given, EnsureCategories; failures
+// are logged as errors (dubbo-go's own registration reports its own).
+func PrepareRegistry(ru, sub *common.URL) {
+	if ru == nil || !IsZooKeeper(ru) {
+		return
+	}
+	if err := Prepare(ru); err != nil {
+		logger.Errorf("[dubboroute] registry %s: %v", Redact(ru), err)
+	}
+	if sub == nil {
+		return
+	}
+	if err := EnsureCategories(ru, sub); err != nil {
+		logger.Errorf("[dubboroute] registry %s: %s: %v", Redact(ru), sub.Service(), err)
+	}
 }

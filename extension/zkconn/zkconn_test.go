@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
+
+	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 )
 
 func TestServers(t *testing.T) {
@@ -28,11 +30,11 @@ func TestOptionsKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.Username, u.Password = "fleet", "pw1"
-	k1, opts := Options(u)
+	k1, opts := zkclient.Options(u)
 	u.Password = "pw2"
-	k2, _ := Options(u)
-	if k1 == k2 || len(opts) != 2 {
-		t.Errorf("keys %q, %q (must differ by password); %d options, want digest and TLS", k1, k2, len(opts))
+	k2, _ := zkclient.Options(u)
+	if k1 == k2 || len(opts) != 3 {
+		t.Errorf("keys %q, %q (must differ by password); %d options, want digest, TLS and session timeout", k1, k2, len(opts))
 	}
 	for _, k := range []string{k1, k2} {
 		if strings.Contains(k, "pw1") || strings.Contains(k, "pw2") {

@@ -18,6 +18,7 @@ import (
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -79,6 +80,9 @@ func (p *providerProtocol) GetRegistries() []registry.Registry {
 
 // Export implements base.Protocol.
 func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
+	if invoker != nil {
+		zkconn.PrepareRegistry(invoker.GetURL(), invoker.GetURL().SubURL)
+	}
 	exp := p.Protocol.Export(invoker)
 	if exp == nil || invoker == nil || invoker.GetURL() == nil || invoker.GetURL().SubURL == nil {
 		return exp

@@ -171,7 +171,7 @@ var (
 
 	unknownTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "unknown_loadbalance_total",
-		Help: "Calls whose load balancer name is not registered; they use Java's default, random.",
+		Help: "Times an unregistered load balancer name was met (a lookup by name, or a provider URL planned by the chain); Java's default, random, is used instead.",
 	}, []string{"name"})
 )
 

@@ -146,46 +146,51 @@ func (p *Plan) slow(bd *bound, t *weight.Table) int {
 	defer ks.mu.Unlock()
 	ks.materialize()
 	n := len(bd.entries)
-	zero := true
+	if !bd.dups && t.Same {
+		// Fresh-equivalent (every entry at 0 once Java's weight-change resets
+		// ran, and no other entries): run as a rotation from here, this call
+		// being its first step (index 0).
+		ok, newcomers := true, 0
+		for i, e := range bd.entries {
+			if e == nil || e.removed {
+				if e = ks.entries[bd.ids[i]]; e == nil {
+					newcomers++
+					continue
+				}
+			}
+			if e.current != 0 && e.weight == t.Weights[i] {
+				ok = false
+				break
+			}
+		}
+		if ok && len(ks.entries)+newcomers == n {
+			for i := range bd.entries {
+				e := ks.resolve(bd, i, t.Weights[i])
+				e.weight, e.current, e.lastUpdate = t.Weights[i], 0, now
+			}
+			f := &rotation{owner: bd, table: t, n: int64(n), w: t.Weights[0]}
+			f.counter.Store(1)
+			f.last.Store(now)
+			ks.fast.Store(f)
+			return 0
+		}
+	}
+	// Java's walk, literally (an entry two providers share is reset and
+	// increased by each in turn, as in Java).
+	var total int64
+	best, sel := int64(math.MinInt64), -1
 	for i := range bd.entries {
 		w := t.Weights[i]
-		e := bd.entries[i]
-		if e == nil || e.removed {
-			e = ks.entries[bd.ids[i]]
-			if e == nil {
-				e = &entry{weight: w}
-				ks.entries[bd.ids[i]] = e
-			}
-			bd.entries[i] = e
-		}
+		e := ks.resolve(bd, i, w)
 		if e.weight != w {
 			e.weight, e.current = w, 0
 		}
-		if e.current != 0 {
-			zero = false
-		}
-	}
-	if zero && t.Same && !bd.dups && len(ks.entries) == n {
-		// Fresh-equivalent: run as a rotation from here (this call is its
-		// first step: index 0).
-		f := &rotation{owner: bd, table: t, n: int64(n), w: t.Weights[0]}
-		f.counter.Store(1)
-		f.last.Store(now)
-		for _, e := range bd.entries {
-			e.lastUpdate = now
-		}
-		ks.fast.Store(f)
-		return 0
-	}
-	var total int64
-	best, sel := int64(math.MinInt64), -1
-	for i, e := range bd.entries {
-		e.current += int64(e.weight)
+		e.current += int64(w)
 		e.lastUpdate = now
 		if e.current > best {
 			best, sel = e.current, i
 		}
-		total += int64(e.weight)
+		total += int64(w)
 	}
 	if n != len(ks.entries) {
 		for id, e := range ks.entries {
@@ -200,6 +205,21 @@ func (p *Plan) slow(bd *bound, t *weight.Table) int {
 	}
 	bd.entries[sel].current -= total
 	return sel
+}
+
+// resolve returns provider i's entry, creating it (Java's computeIfAbsent
+// with the weight) when missing or recycled.
+func (ks *keyState) resolve(bd *bound, i int, w int32) *entry {
+	e := bd.entries[i]
+	if e == nil || e.removed {
+		e = ks.entries[bd.ids[i]]
+		if e == nil {
+			e = &entry{weight: w}
+			ks.entries[bd.ids[i]] = e
+		}
+		bd.entries[i] = e
+	}
+	return e
 }
 
 // materialize turns a running rotation back into entries (ks.mu held).

@@ -5,8 +5,9 @@
 // # The weight of one provider for one method
 //
 //  1. The configured weight is the method parameter weight of the provider's
-//     configured URL: Java's <method>.weight (read only when the URL has no
-//     methods parameter or lists the method, URLParam.getMethodParameterStrict),
+//     configured URL: Java's <method>.weight (read unless the URL has a
+//     methods parameter that does not contain the method name as a
+//     substring, URLParam.getMethodParameterStrict),
 //     then dubbo-go's methods.<method>.weight (where a dubbo-go reference's
 //     method configuration puts it), then the service-level weight, then 100.
 //  2. With a weight above 0 and a provider timestamp above 0 (milliseconds

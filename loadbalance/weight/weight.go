@@ -88,18 +88,16 @@ func MethodParam(p Params, method, key string) (string, bool) {
 }
 
 // StrictMethodParam is Java's URLParam.getMethodParameterStrict: the value
-// of <method>.<key> when the URL has no methods parameter or the method is
-// one of those it lists (Java first tests methods.contains(method), a
-// substring test, then looks the method up among the listed ones, so the
-// effect is an exact match).
+// of <method>.<key>, unless the URL has a methods parameter that does not
+// contain the method name as a substring (Java's methods.contains(method):
+// methods=getUser lets method get read get.weight). Java's URLParam.parse
+// files every dotted key under the text before its first dot, with or
+// without methods, so a method name with a dot owns no parameter.
 func StrictMethodParam(p Params, method, key string) (string, bool) {
-	if ms, ok := p.Get("methods"); ok && ms != "" {
-		if !listed(ms, method) {
-			return "", false
-		}
-	} else if strings.IndexByte(method, '.') >= 0 {
-		// Without methods Java splits a key at its first dot: a method name
-		// with a dot can never own a parameter.
+	if ms, ok := p.Get("methods"); ok && ms != "" && !strings.Contains(ms, method) {
+		return "", false
+	}
+	if strings.IndexByte(method, '.') >= 0 {
 		return "", false
 	}
 	v, ok := p.Get(method + "." + key)
@@ -107,17 +105,6 @@ func StrictMethodParam(p Params, method, key string) (string, bool) {
 		return "", false
 	}
 	return v, true
-}
-
-func listed(methods, m string) bool {
-	for methods != "" {
-		var one string
-		one, methods, _ = strings.Cut(methods, ",")
-		if one == m {
-			return true
-		}
-	}
-	return false
 }
 
 // ParseInt is Java's Integer.parseInt for the ASCII forms URLs carry (an

@@ -39,7 +39,8 @@ func TestWarmVectors(t *testing.T) {
 
 func TestMethodParam(t *testing.T) {
 	p := Map{"weight": "10", "get.weight": "20", "methods.put.weight": "30", "methods": "getUser,put"}
-	for m, want := range map[string]int32{"get": 10, "getUser": 10, "put": 30, "": 10} {
+	// methods=getUser,put contains "get": Java reads get.weight.
+	for m, want := range map[string]int32{"get": 20, "getUser": 10, "put": 30, "": 10, "other": 10} {
 		if got := Of(p, m, 0); got != want {
 			t.Errorf("%s: %d, want %d", m, got, want)
 		}

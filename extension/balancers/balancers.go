@@ -115,12 +115,16 @@ func New(o Options) *Balancers {
 	return b
 }
 
-// Get returns the balancer a name runs; an unknown name gets the default
-// (and a warning, a metric, an Unknown entry when b is the process-wide
-// set). Never nil, never panics.
+// Get returns the balancer a name runs. On the process-wide set a name
+// registered into dubbo-go by someone else (gray, an application's own) is
+// that balancer; an unknown name gets the default with a warning, a metric
+// and an Unknown entry. Never nil, never panics.
 func (b *Balancers) Get(name string) loadbalance.LoadBalance {
 	c, ok := Canonical(name)
 	if !ok && b == std {
+		if Registered(name) {
+			return dgext.GetLoadbalance(name) // another registered balancer (gray, an application's own)
+		}
 		noteUnknown(name)
 	}
 	return b.byName[c]
@@ -202,15 +206,43 @@ func Unknown() []string {
 }
 
 // Resolve is the name to put on an invoker URL in place of name so that
-// dubbo-go's own lookup finds it: name itself when registered, Java's
-// default otherwise (noted as unknown).
+// dubbo-go's own lookup finds it: name itself when registered (ours, or
+// any other balancer in dubbo-go's registry, such as gray or an
+// application's own), Java's default otherwise (noted as unknown).
 func Resolve(name string) string {
-	if _, ok := Canonical(name); ok {
+	if Registered(name) {
 		return name
 	}
 	noteUnknown(name)
 	return Default
 }
+
+// Registered reports whether dubbo-go's registry has a balancer of that
+// name (looked up once per name; "" counts as registered).
+func Registered(name string) bool {
+	if _, ok := Canonical(name); ok {
+		return true
+	}
+	if v, ok := registered.Load(name); ok {
+		return v.(bool)
+	}
+	ok := func() (ok bool) {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		return dgext.GetLoadbalance(name) != nil
+	}()
+	// A name registered later (an application's init) is seen once it is:
+	// only positive answers are final.
+	if ok {
+		registered.Store(name, true)
+	}
+	return ok
+}
+
+var registered sync.Map
 
 // ---- plans
 

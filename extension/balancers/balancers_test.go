@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -39,7 +40,8 @@ func TestEveryNameRegistered(t *testing.T) {
 	if u := Unknown(); len(u) != 1 || u[0] != "nosuch" {
 		t.Fatalf("unknown %v", u)
 	}
-	if Resolve("consistenthash") != "consistenthash" || Resolve("bogus") != "random" {
+	extension.SetLoadbalance("custom-test", func() loadbalance.LoadBalance { return Get("random") })
+	if Resolve("consistenthash") != "consistenthash" || Resolve("bogus") != "random" || Resolve("custom-test") != "custom-test" {
 		t.Fatal("Resolve")
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
-	"github.com/dubboroute/dubboroute/extension/balancers"
 	"github.com/dubboroute/dubboroute/configurator"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
 )

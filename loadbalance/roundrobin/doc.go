@@ -9,13 +9,15 @@
 //
 // # Cost
 //
-// Java walks every provider on every call. Here a state whose providers all
-// have one weight and whose entries are all at 0 (a fresh state, the usual
-// case: default weights) runs as a plain rotation, which is exactly what the
-// smooth algorithm does from zero with equal weights: one atomic add per
-// call, O(1), no allocation. Any change (another routed set, a weight
+// Java walks every provider on every call; so does Pick at first, touching
+// each routed provider once and allocating nothing. When the providers
+// share one weight and their currents spread less than n times it, Java's
+// walk is a fixed rotation (current descending, index ascending, each
+// provider once every n calls, back to the same currents after n calls).
+// On the second consecutive walk of one routed list in that state (a fresh
+// state always is), Pick switches to that rotation: one atomic add per
+// call, O(1), no allocation. Any change (another routed list, a weight
 // change, a warm-up step) materialises the entries from the rotation
-// counter and continues with Java's walk, which touches each routed
-// provider once and allocates nothing; the rotation resumes when the
-// entries are all 0 again with equal weights.
+// counter, exactly as the walk would have left them (Java's cleanup of
+// idle entries included), and walks again.
 package roundrobin

@@ -2,6 +2,7 @@ package roundrobin
 
 import (
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -36,15 +37,26 @@ type keyState struct {
 	mu      sync.Mutex
 	entries map[string]*entry
 	fast    atomic.Pointer[rotation]
+	// lastSlow is the bound of the previous walk: a rotation starts on the
+	// second consecutive walk of one routed list, so lists that alternate
+	// keep Java's O(n) walk instead of re-planning every call.
+	lastSlow *bound
 }
 
-// rotation is the O(1) form of a state: n providers of equal weight w,
-// entries all 0 when it began; counter calls made since.
+// rotation is the O(1) form of a state whose n providers share one weight
+// w > 0 and whose currents spread less than n*w: Java's walk then picks
+// them in a fixed order (current descending, index ascending), each once
+// every n calls, and returns to the starting currents after n calls (each
+// provider gains n*w and loses n*w once). counter calls were made since
+// base was taken.
 type rotation struct {
 	owner   *bound
 	table   *weight.Table
 	n       int64
 	w       int32
+	order   []int32 // pick order (provider indexes)
+	rank    []int32 // rank[i]: position of provider i in order
+	base    []int64 // currents when the rotation began
 	counter atomic.Int64
 	last    atomic.Int64 // ms of the last call (Java's lastUpdate of every entry)
 }
@@ -131,10 +143,7 @@ func (p *Plan) Pick(method string) int {
 	if f := ks.fast.Load(); f != nil && f.owner == bd && f.table == t {
 		c := f.counter.Add(1) - 1
 		f.last.Store(p.set.Clock()())
-		if f.w <= 0 {
-			return 0
-		}
-		return int(c % f.n)
+		return int(f.order[c%f.n])
 	}
 	return p.slow(bd, t)
 }
@@ -146,35 +155,14 @@ func (p *Plan) slow(bd *bound, t *weight.Table) int {
 	defer ks.mu.Unlock()
 	ks.materialize()
 	n := len(bd.entries)
-	if !bd.dups && t.Same {
-		// Fresh-equivalent (every entry at 0 once Java's weight-change resets
-		// ran, and no other entries): run as a rotation from here, this call
-		// being its first step (index 0).
-		ok, newcomers := true, 0
-		for i, e := range bd.entries {
-			if e == nil || e.removed {
-				if e = ks.entries[bd.ids[i]]; e == nil {
-					newcomers++
-					continue
-				}
-			}
-			if e.current != 0 && e.weight == t.Weights[i] {
-				ok = false
-				break
-			}
-		}
-		if ok && len(ks.entries)+newcomers == n {
-			for i := range bd.entries {
-				e := ks.resolve(bd, i, t.Weights[i])
-				e.weight, e.current, e.lastUpdate = t.Weights[i], 0, now
-			}
-			f := &rotation{owner: bd, table: t, n: int64(n), w: t.Weights[0]}
-			f.counter.Store(1)
-			f.last.Store(now)
+	if w := t.Weights[0]; !bd.dups && t.Same && w > 0 && ks.lastSlow == bd {
+		if f := ks.tryRotation(bd, t, w, now); f != nil {
 			ks.fast.Store(f)
-			return 0
+			ks.lastSlow = nil
+			return int(f.order[0])
 		}
 	}
+	ks.lastSlow = bd
 	// Java's walk, literally (an entry two providers share is reset and
 	// increased by each in turn, as in Java).
 	var total int64
@@ -222,7 +210,57 @@ func (ks *keyState) resolve(bd *bound, i int, w int32) *entry {
 	return e
 }
 
-// materialize turns a running rotation back into entries (ks.mu held).
+// tryRotation starts a rotation at the current state when Java's walk
+// would rotate from it (ks.mu held); this call is its first step. It
+// applies Java's newcomer creation and weight-change resets first.
+func (ks *keyState) tryRotation(bd *bound, t *weight.Table, w int32, now int64) *rotation {
+	n := len(bd.entries)
+	vals := make([]int64, n)
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for i := range bd.entries {
+		e := bd.entries[i]
+		if e == nil || e.removed {
+			e = ks.entries[bd.ids[i]]
+		}
+		var v int64
+		if e != nil && e.weight == w {
+			v = e.current
+		}
+		vals[i] = v
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if hi-lo >= int64(n)*int64(w) {
+		return nil
+	}
+	f := &rotation{owner: bd, table: t, n: int64(n), w: w, order: make([]int32, n), rank: make([]int32, n), base: vals}
+	for i := range f.order {
+		f.order[i] = int32(i)
+	}
+	sort.SliceStable(f.order, func(a, b int) bool { return vals[f.order[a]] > vals[f.order[b]] })
+	for r, i := range f.order {
+		f.rank[i] = int32(r)
+	}
+	for i := range bd.entries {
+		e := ks.resolve(bd, i, w)
+		e.weight, e.current, e.lastUpdate = w, vals[i], now
+	}
+	if len(ks.entries) != n { // Java's cleanup on this call
+		for id, e := range ks.entries {
+			if now-e.lastUpdate > RecyclePeriod {
+				e.removed = true
+				delete(ks.entries, id)
+			}
+		}
+	}
+	f.counter.Store(1)
+	f.last.Store(now)
+	return f
+}
+
+// materialize turns a running rotation back into entries (ks.mu held),
+// and drops what Java's cleanup would have dropped meanwhile: with more
+// entries than providers, every call removes entries idle for more than
+// RecyclePeriod, and the last call was at f.last.
 func (ks *keyState) materialize() {
 	f := ks.fast.Swap(nil)
 	if f == nil {
@@ -230,16 +268,21 @@ func (ks *keyState) materialize() {
 	}
 	c, last := f.counter.Load(), f.last.Load()
 	q, r := c/f.n, c%f.n
+	w := int64(f.w)
 	for i, e := range f.owner.entries {
 		k := q
-		if int64(i) < r {
+		if int64(f.rank[i]) < r {
 			k++
 		}
-		if f.w > 0 {
-			e.current = int64(f.w) * (c - f.n*k)
-		} else {
-			e.current = 0
-		}
+		e.current = f.base[i] + w*(c-f.n*k)
 		e.lastUpdate = last
+	}
+	if len(ks.entries) != len(f.owner.entries) {
+		for id, e := range ks.entries {
+			if last-e.lastUpdate > RecyclePeriod {
+				e.removed = true
+				delete(ks.entries, id)
+			}
+		}
 	}
 }

@@ -2,6 +2,8 @@ package roundrobin
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,5 +113,90 @@ func TestPickAllocs(t *testing.T) {
 	q.Pick("m")
 	if n := testing.AllocsPerRun(1000, func() { q.Pick("m") }); n != 0 {
 		t.Fatalf("walk allocates %v", n)
+	}
+}
+
+// refRR is Java's RoundRobinLoadBalance, literally, over identities.
+type refRR struct {
+	cur  map[string]int64
+	wt   map[string]int32
+	last map[string]int64
+}
+
+func (r *refRR) pick(ps []weight.Provider, ws []int32, now int64) int {
+	var total int64
+	best, sel := int64(-1<<63), -1
+	for i, p := range ps {
+		id := p.Identity
+		if _, ok := r.cur[id]; !ok {
+			r.cur[id], r.wt[id] = 0, ws[i]
+		}
+		if r.wt[id] != ws[i] {
+			r.wt[id], r.cur[id] = ws[i], 0
+		}
+		r.cur[id] += int64(ws[i])
+		r.last[id] = now
+		if r.cur[id] > best {
+			best, sel = r.cur[id], i
+		}
+		total += int64(ws[i])
+	}
+	if len(ps) != len(r.cur) {
+		for id, l := range r.last {
+			if now-l > RecyclePeriod {
+				delete(r.cur, id)
+				delete(r.wt, id)
+				delete(r.last, id)
+			}
+		}
+	}
+	r.cur[ps[sel].Identity] -= total
+	return sel
+}
+
+// Random routed subsets, weights and clock jumps: the rotation and its
+// materialisation give Java's walk, call for call.
+func TestAgainstJavaWalk(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 300; trial++ {
+		now := int64(1_000_000)
+		clock := func() int64 { return now }
+		b := New()
+		ref := &refRR{cur: map[string]int64{}, wt: map[string]int32{}, last: map[string]int64{}}
+		n := 1 + rnd.IntN(12)
+		w := []string{"", "100", "3"}[rnd.IntN(3)]
+		all := make([]string, n)
+		for i := range all {
+			all[i] = w
+			if rnd.IntN(8) == 0 {
+				all[i] = strconv.Itoa(rnd.IntN(5))
+			}
+		}
+		ps := providers(all...)
+		for phase := 0; phase < 6; phase++ {
+			var sub []weight.Provider
+			for _, p := range ps {
+				if rnd.IntN(4) > 0 {
+					sub = append(sub, p)
+				}
+			}
+			if len(sub) == 0 {
+				sub = ps
+			}
+			set := weight.NewSet(sub, clock)
+			plan := b.Plan(set)
+			for k := 0; k < rnd.IntN(3*len(sub)+3); k++ {
+				if rnd.IntN(20) == 0 {
+					now += 70_000
+				}
+				want := 0
+				if len(sub) > 1 {
+					want = ref.pick(sub, set.Table("m").Weights, now)
+				}
+				if got := plan.Pick("m"); got != want {
+					t.Fatalf("trial %d phase %d call %d: %d, Java %d", trial, phase, k, got, want)
+				}
+			}
+		}
 	}
 }

@@ -631,7 +631,7 @@ func lbDivergence(t *testing.T, c *lbCase, inc uint64, java lbAnswer) string {
 	return ""
 }
 
-var javaFloat = regexp.MustCompile(`-?[0-9]+\.[0-9]+(E-?[0-9]+)?`)
+var lbFloatText = regexp.MustCompile(`-?[0-9]+\.[0-9]+(E-?[0-9]+)?`)
 
 // floatsOnly reports whether Java's and dubboroute's argument strings
 // differ only in how a float or double is printed with the same value:
@@ -639,7 +639,7 @@ var javaFloat = regexp.MustCompile(`-?[0-9]+\.[0-9]+(E-?[0-9]+)?`)
 // in Java 19) prints more digits than the shortest for some values.
 func floatsOnly(java, ours string) bool {
 	norm := func(s string) string {
-		return javaFloat.ReplaceAllStringFunc(s, func(f string) string {
+		return lbFloatText.ReplaceAllStringFunc(s, func(f string) string {
 			v, err := strconv.ParseFloat(f, 64)
 			if err != nil {
 				return f
@@ -650,26 +650,6 @@ func floatsOnly(java, ours string) bool {
 	return java != ours && norm(java) == norm(ours)
 }
 
-func hasFloat(a lbArg) bool {
-	switch a.T {
-	case "double", "float":
-		return true
-	case "list":
-		for _, x := range a.V.([]any) {
-			if hasFloat(rawArg(x)) {
-				return true
-			}
-		}
-	case "map":
-		for _, x := range a.V.([]any) {
-			kv := x.([]any)
-			if hasFloat(rawArg(kv[0])) || hasFloat(rawArg(kv[1])) {
-				return true
-			}
-		}
-	}
-	return false
-}
 
 // TestLoadBalanceOracleDifferential generates random load-balancer cases
 // (issue 24: weights and warm-up with Java's and dubbo-go's method keys,

@@ -650,7 +650,6 @@ func floatsOnly(java, ours string) bool {
 	return java != ours && norm(java) == norm(ours)
 }
 
-
 // TestLoadBalanceOracleDifferential generates random load-balancer cases
 // (issue 24: weights and warm-up with Java's and dubbo-go's method keys,
 // random, roundrobin over changing routed sets, leastactive and

@@ -31,6 +31,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/adaptive"
 	"github.com/dubboroute/dubboroute/loadbalance/consistenthash"
 	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
+	"github.com/dubboroute/dubboroute/loadbalance/names"
 	"github.com/dubboroute/dubboroute/loadbalance/random"
 	"github.com/dubboroute/dubboroute/loadbalance/roundrobin"
 	"github.com/dubboroute/dubboroute/loadbalance/shortestresponse"
@@ -38,40 +39,14 @@ import (
 )
 
 // Default is Java's default load balancer.
-const Default = random.Name
-
-// aliases maps every registered name to the Java balancer it runs.
-var aliases = map[string]string{
-	random.Name: random.Name, "aliasmethod": random.Name,
-	roundrobin.Name: roundrobin.Name, "interleavedweightedroundrobin": roundrobin.Name, "iwrr": roundrobin.Name,
-	leastactive.Name:      leastactive.Name,
-	shortestresponse.Name: shortestresponse.Name,
-	consistenthash.Name:   consistenthash.Name, consistenthash.DubboGoName: consistenthash.Name,
-	adaptive.Name: adaptive.Name, adaptive.P2CName: adaptive.Name,
-}
+const Default = names.Default
 
 // Names are the names registered, sorted.
-func Names() []string {
-	out := make([]string, 0, len(aliases))
-	for n := range aliases {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Names() []string { return names.All() }
 
 // Canonical returns the Java balancer a name runs and whether the name is
-// registered ("" counts as the default).
-func Canonical(name string) (string, bool) {
-	if name == "" {
-		return Default, true
-	}
-	c, ok := aliases[name]
-	if !ok {
-		return Default, false
-	}
-	return c, true
-}
+// one of ours ("" counts as the default).
+func Canonical(name string) (string, bool) { return names.Canonical(name) }
 
 // Options configure the process-wide balancers.
 type Options struct {
@@ -162,7 +137,8 @@ func init() {
 			}
 		}()
 	}
-	for name, c := range aliases {
+	for _, name := range names.All() {
+		c, _ := names.Canonical(name)
 		lb := std.byName[c]
 		dgext.SetLoadbalance(name, func() loadbalance.LoadBalance { return lb })
 	}

@@ -56,14 +56,15 @@ type RuleInfo struct {
 }
 
 type explainFlags struct {
-	rulesDir, providers, consumer          string
-	service, version, group, app, method   string
-	args, attach                           multiFlag
-	zk, digest, root, group2, registryRoot string
-	timeout                                time.Duration
-	asJSON                                 bool
-	seed                                   uint64
-	now                                    string
+	rulesDir, providers, consumer        string
+	service, version, group, app, method string
+	args, attach                         multiFlag
+	zk, root, group2, registryRoot       string
+	sec                                  zkSecFlags
+	timeout                              time.Duration
+	asJSON                               bool
+	seed                                 uint64
+	now                                  string
 }
 
 func runExplain(ctx context.Context, sio Stdio, argv []string) int {
@@ -91,7 +92,7 @@ and the rules from the config center at the keys this consumer would read.`)
 	fs.Var(&f.args, "arg", "call argument `value` (string; repeat for each argument)")
 	fs.Var(&f.attach, "attach", "invocation attachment `k=v` (repeatable), e.g. dubbo.tag=gray or userId=7")
 	fs.StringVar(&f.zk, "zk", "", "ZooKeeper `host:port` (comma-separated ensemble) for a live explanation")
-	fs.StringVar(&f.digest, "digest", "", "ZooKeeper digest credentials `user:pass`")
+	addZKSecFlags(fs, &f.sec, false)
 	fs.StringVar(&f.root, "root", zookeeper.DefaultRoot, "config-center root `path`")
 	fs.StringVar(&f.group2, "config-group", zookeeper.DefaultGroup, "config-center `group`")
 	fs.StringVar(&f.registryRoot, "registry-root", zookeeper.DefaultRegistryRoot, "registry root `path` of provider nodes")
@@ -236,7 +237,7 @@ func loadRulesDir(c *Case, dir string) ([]RuleInfo, error) {
 
 // loadLive reads the providers and the rules this consumer would read.
 func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error) {
-	cl, err := dialZK(f.zk, f.digest, f.root, f.group2, f.registryRoot, f.timeout)
+	cl, err := dialZK(f.zk, f.root, f.group2, f.registryRoot, f.timeout, &f.sec)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 )
 
 var (
@@ -40,7 +41,7 @@ var (
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}
+	return append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
 }
 
 // ChainMetrics is a cluster.Observer with every counter resolved up front,

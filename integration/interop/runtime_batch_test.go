@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -21,6 +19,7 @@ import (
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension"
+	"github.com/dubboroute/dubboroute/internal/cli"
 	"github.com/dubboroute/dubboroute/internal/outcome"
 	"github.com/dubboroute/dubboroute/router"
 )
@@ -237,21 +236,15 @@ func runRuntime(t *testing.T, c *Case) (Answer, Case) {
 	if err != nil {
 		t.Fatalf("%s: enumerate: %v", c.ID, err)
 	}
-	a := Answer{Dist: map[string]string{}, Rejected: []int{}, Unread: []int{}}
-	sums := map[string]*big.Rat{}
-	for _, l := range leaves {
-		p, ok := new(big.Rat).SetString(l.JavaP)
-		if !ok || p.Sign() == 0 {
-			continue
-		}
-		k := strings.Join(l.Result, ",")
-		if sums[k] == nil {
-			sums[k] = new(big.Rat)
-		}
-		sums[k].Add(sums[k], p)
+	// The outcomes as the route command writes them, reduced as its
+	// answers are.
+	line, err := json.Marshal(map[string]any{"destinations": leaves})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k, p := range sums {
-		a.Dist[k] = p.RatString()
+	a, err := Normalize(line)
+	if err != nil {
+		t.Fatalf("%s: %v", c.ID, err)
 	}
 	// The live snapshot itself (what a call routes on now) must give one of
 	// the enumerated results. Not checked with mesh rules: their weighted
@@ -333,7 +326,7 @@ func unwrap(ivk base.Invoker) base.Invoker {
 }
 
 // javaArgs turns a case's arguments into what the batch passes (through
-// JSON: integers as int64, other numbers as float64).
+// JSON, as the route command reads them: cli.JavaValue).
 func javaArgs(t *testing.T, args []any) []any {
 	out := make([]any, len(args))
 	for i, a := range args {
@@ -341,37 +334,11 @@ func javaArgs(t *testing.T, args []any) []any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		if out[i], err = cli.JavaValue(raw); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = numbers(v)
 	}
 	return out
-}
-
-func numbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i
-		}
-		if f, err := x.Float64(); err == nil {
-			return f
-		}
-		return string(x)
-	case []any:
-		for i := range x {
-			x[i] = numbers(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = numbers(x[k])
-		}
-	}
-	return v
 }
 
 func attachmentsOf(m map[string]string) map[string]any {

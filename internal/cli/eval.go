@@ -154,7 +154,7 @@ func prepare(c *Case, grayRead bool) (*prepared, error) {
 func buildCall(in *invocationInput) (router.Call, error) {
 	args := make([]any, len(in.Arguments))
 	for i, raw := range in.Arguments {
-		v, err := javaValue(raw)
+		v, err := JavaValue(raw)
 		if err != nil {
 			return router.Call{}, fmt.Errorf("arguments[%d]: %w", i, err)
 		}
@@ -177,10 +177,11 @@ func buildCall(in *invocationInput) (router.Call, error) {
 	return cluster.CallOf(inv), nil
 }
 
-// javaValue decodes a JSON argument into the value a Java consumer would
-// pass: integers as int64, other numbers as float64 (rendered like Java's
-// Double.toString), strings, booleans, nil, []any and map[string]any.
-func javaValue(raw json.RawMessage) (any, error) {
+// JavaValue decodes a JSON argument into the value a Java consumer would
+// pass, as the route command does for a case's arguments: integers as
+// int64, other numbers as float64 (rendered like Java's Double.toString),
+// strings, booleans, nil, []any and map[string]any.
+func JavaValue(raw json.RawMessage) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
 	var v any

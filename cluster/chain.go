@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"reflect"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,10 @@ import (
 
 // Options configure a Chain.
 type Options struct {
+	// OnRulePanic, if set, is told when compiling or routing panicked: the
+	// rules of that update were rejected and the previous ones stay (the
+	// last good keeps routing).
+	OnRulePanic func(error)
 	// Rand draws v3.1 condition destinations; nil means router.DefaultRand.
 	Rand router.Rand
 	// Observer receives metrics events; may be nil.
@@ -58,8 +63,12 @@ type Chain struct {
 	consumer *router.URL
 	invokers []base.Invoker // as given (before Adapt)
 	rules    [numSlots]RuleRef
-	cfg      *configurator.Lists // dynamic configuration (nil: none)
-	cfgGen   uint32              // bumped when cfg or the consumer changes (never 0)
+	// prevRules are the rules in force before the last update that
+	// compiled (nil once they were restored): what a rule that panics
+	// while routing falls back to.
+	prevRules *[numSlots]RuleRef
+	cfg       *configurator.Lists // dynamic configuration (nil: none)
+	cfgGen    uint32              // bumped when cfg or the consumer changes (never 0)
 
 	// Provider state carried from rebuild to rebuild, so that a change
 	// reads only the URLs of the providers that joined: the parsed URL of
@@ -246,8 +255,96 @@ func (c *Chain) Update(f func(*Input)) {
 			c.urls.each(func(e *urlEntry) { e.cfgGen = 0 })
 		}
 	}
+	prevRules := c.rules
 	c.consumer, c.invokers, c.rules, c.cfg = in.Consumer, in.Invokers, in.Rules, in.Configurators
+	if err := c.safeRebuild(); err != nil {
+		// A rule that panics the compiler is rejected: the rules in force
+		// before this update stay (with the rest of the update), and if even
+		// that fails the snapshot in force stays published.
+		c.rules = prevRules
+		c.reportPanic(err)
+		if err := c.safeRebuild(); err != nil {
+			c.reportPanic(err)
+		}
+		return
+	}
+	if !sameRules(&prevRules, &c.rules) {
+		c.prevRules = &prevRules
+	}
+}
+
+// sameRules reports whether two rule sets are the same accepted rules.
+func sameRules(a, b *[numSlots]RuleRef) bool {
+	for i := range a {
+		x, y := &a[i], &b[i]
+		if x.Key != y.Key || x.Version != y.Version || x.Condition != y.Condition || x.Tag != y.Tag ||
+			x.Affinity != y.Affinity || len(x.Mesh) != len(y.Mesh) {
+			return false
+		}
+		for j := range x.Mesh {
+			if x.Mesh[j].Version != y.Mesh[j].Version || x.Mesh[j].App != y.Mesh[j].App {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// safeRebuild is rebuild with a panic turned into an error.
+func (c *Chain) safeRebuild() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cluster %s: compiling the chain panicked: %v", c.opts.Name, r)
+		}
+	}()
+	if testCompileHook != nil {
+		testCompileHook(&c.rules)
+	}
 	c.rebuild()
+	return nil
+}
+
+func (c *Chain) reportPanic(err error) {
+	if c.opts.OnRulePanic != nil {
+		c.opts.OnRulePanic(err)
+	}
+}
+
+// testCompileHook and testRouteHook let tests inject a panic while
+// compiling or routing (nil otherwise).
+var (
+	testCompileHook func(*[numSlots]RuleRef)
+	testRouteHook   func(*Snapshot)
+)
+
+// routePanicked handles a panic while routing one call on snapshot s: the
+// rules s was compiled with, when an update had just changed them, are
+// rejected (the previous rules are compiled again and published, the last
+// good), and the call is routed on the snapshot in force. If that panics
+// too, the call gets no provider.
+func (c *Chain) routePanicked(s *Snapshot, r any, inv base.Invocation, trace *router.Trace) (out []base.Invoker) {
+	err := fmt.Errorf("cluster %s: routing %s panicked on snapshot %d: %v", c.opts.Name, inv.MethodName(), s.Generation, r)
+	c.mu.Lock()
+	if c.cur.Load() == s && c.prevRules != nil {
+		c.rules = *c.prevRules
+		c.prevRules = nil
+		if rerr := c.safeRebuild(); rerr != nil {
+			c.reportPanic(rerr)
+		}
+	}
+	c.mu.Unlock()
+	c.reportPanic(err)
+	next := c.cur.Load()
+	if next == s {
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c.reportPanic(fmt.Errorf("cluster %s: routing %s panicked again on snapshot %d: %v", c.opts.Name, inv.MethodName(), next.Generation, r))
+			out = nil
+		}
+	}()
+	return next.Route(inv, trace, c.opts.Observer)
 }
 
 // rebuild compiles and publishes a snapshot; c.mu is held (or c is new).
@@ -463,8 +560,14 @@ func localHost(consumer *router.URL) string {
 // routed invokers (possibly empty; do not modify). trace may be nil; with a
 // trace the route is an explanation and is not counted (see
 // Snapshot.RouteSet).
-func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
-	return c.cur.Load().Route(inv, trace, c.opts.Observer)
+func (c *Chain) Route(inv base.Invocation, trace *router.Trace) (out []base.Invoker) {
+	s := c.cur.Load()
+	defer func() {
+		if r := recover(); r != nil {
+			out = c.routePanicked(s, r, inv, trace)
+		}
+	}()
+	return s.Route(inv, trace, c.opts.Observer)
 }
 
 // List is Route for dubbo-go's directories: when no provider is left it
@@ -473,11 +576,11 @@ func (c *Chain) Route(inv base.Invocation, trace *router.Trace) []base.Invoker {
 // recording on), so dubbo-go's cluster invokers hand that error to the
 // application instead of a bare "no provider available".
 func (c *Chain) List(inv base.Invocation) []base.Invoker {
-	s := c.cur.Load()
-	out := s.Route(inv, nil, c.opts.Observer)
+	out := c.Route(inv, nil)
 	if len(out) > 0 {
 		return out
 	}
+	s := c.cur.Load()
 	trace := &router.Trace{}
 	call := CallOf(inv)
 	s.RouteSet(&call, trace, nil)

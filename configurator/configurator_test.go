@@ -1,6 +1,7 @@
 package configurator
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -291,5 +292,29 @@ func TestJSONArray(t *testing.T) {
 	cp := consumerLists(r).ConfigureProvider(provider("dubbo://1.2.3.4:20880/org.apache.dubbo.demo.DemoService"), router.MustParseURL(demoConsumer), localIP)
 	if v, _ := cp.Param("timeout"); v != "6666" {
 		t.Fatalf("timeout %q (%v)", v, cp.Override)
+	}
+}
+
+// TestYAMLLimits: configurators go through SnakeYAML's default limits like
+// every other rule kind (Java's ConfigParser loads them with the default
+// LoaderOptions): too deep or too many aliases is a parse error naming the
+// line, so the configurators in force stay; the same text within the
+// limits parses.
+func TestYAMLLimits(t *testing.T) {
+	base := "configVersion: v3.0\nscope: application\nkey: app\nconfigs:\n  - side: consumer\n    parameters: {timeout: 1000}\n"
+	for name, tc := range map[string]struct {
+		text, want string
+	}{
+		"deep":    {base + "x: " + strings.Repeat("[", 52) + strings.Repeat("]", 52) + "\n", "deeper than 51"},
+		"aliases": {"a: &a [1]\nb: [" + strings.TrimSuffix(strings.Repeat("*a, ", 51), ", ") + "]\n" + base, "aliases"},
+	} {
+		_, err := Parse("app.configurators", tc.text)
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line == 0 || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a *ParseError with a line and %q", name, err, tc.want)
+		}
+	}
+	if _, err := Parse("app.configurators", base+"x: "+strings.Repeat("[", 40)+strings.Repeat("]", 40)+"\n"); err != nil {
+		t.Errorf("within the limits: %v", err)
 	}
 }

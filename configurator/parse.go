@@ -99,6 +99,15 @@ func Parse(key, content string) (*Rule, error) {
 		}
 	} else {
 		r.Form = "yaml"
+		// Java's ConfigParser loads YAML with SnakeYAML's default limits,
+		// as every other rule kind is read (a JSON array is not YAML).
+		if err := javayaml.Check(content); err != nil {
+			var le *javayaml.Error
+			if errors.As(err, &le) {
+				return nil, &ParseError{Line: le.Line, Msg: le.Msg}
+			}
+			return nil, &ParseError{Msg: err.Error()}
+		}
 		if err := r.parseYAML(content); err != nil {
 			return nil, err
 		}

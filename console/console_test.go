@@ -78,6 +78,13 @@ const appRuleBad = `conditions:
   - "method = => =>"
 `
 
+// Secrets in the fixture's provider URLs, which the console must not show.
+const (
+	secretToken    = "s3cr3t-token"
+	secretPassword = "hunter2"
+	secretUserinfo = "pa55w0rd"
+)
+
 var fixture struct {
 	router interface {
 		Route([]base.Invoker, *common.URL, base.Invocation) []base.Invoker
@@ -103,9 +110,9 @@ func TestMain(m *testing.M) {
 	}
 	fixture.router = r
 	for _, u := range []string{
-		"dubbo://10.0.0.1:20880/" + iface + "?interface=" + iface + "&application=" + providerApp + "&weight=100",
+		"dubbo://10.0.0.1:20880/" + iface + "?interface=" + iface + "&application=" + providerApp + "&weight=100&token=" + secretToken + "&registry.password=" + secretPassword,
 		"dubbo://10.0.0.2:20881/" + iface + "?interface=" + iface + "&application=" + providerApp + "&weight=50&dubbo.tag=green",
-		"dubbo://10.0.0.3:20882/" + iface + "?interface=" + iface + "&application=" + providerApp + "&status=gray",
+		"dubbo://admin:" + secretUserinfo + "@10.0.0.3:20882/" + iface + "?interface=" + iface + "&application=" + providerApp + "&status=gray",
 	} {
 		cu, err := common.NewURL(u)
 		if err != nil {

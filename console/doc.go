@@ -33,4 +33,14 @@
 // only unless Options.AllowRemote is set: the page shows internal provider
 // addresses and rule texts. Every endpoint is GET-only; nothing can be
 // changed through it.
+//
+// Hardening, as Envoy's admin interface does it (docs/security.md): however
+// it is mounted, the console answers loopback callers only unless
+// Options.AllowRemote; it answers only requests whose Host header is a
+// loopback address, localhost or a name of Options.Hosts (a page of another
+// origin reaching it by DNS rebinding sends its own name); provider,
+// consumer and held URLs are shown with userinfo and credential-like
+// parameters redacted (RedactURL); a request is bounded in time
+// (Options.Timeout), in query size, and what-if requests in number at once
+// (Options.MaxConcurrent) and in the addresses listed per outcome.
 package console

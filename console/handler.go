@@ -23,6 +23,21 @@ type Options struct {
 	// shows internal provider addresses, consumer URLs and rule texts and
 	// has no authentication: expose it only behind something that has.
 	AllowRemote bool
+	// Hosts are the names (besides loopback addresses, localhost and the
+	// IP address a connection arrives on) a request's Host header may give:
+	// a page of another origin re-bound to this address by DNS (DNS
+	// rebinding) is refused because its Host is its own name. Set it when
+	// the console is reached by a name, e.g. behind a proxy.
+	Hosts []string
+	// MaxConcurrent bounds the what-if requests answered at once (0:
+	// DefaultMaxConcurrent); more are answered 503 with Retry-After.
+	MaxConcurrent int
+	// Timeout bounds one request (0: DefaultTimeout); Serve's server also
+	// sets its read and write timeouts from it.
+	Timeout time.Duration
+	// MaxOutcomeAddresses bounds the addresses listed per what-if outcome
+	// (0: DefaultMaxOutcomeAddresses).
+	MaxOutcomeAddresses int
 }
 
 // Console is the console's http.Handler. Its paths are relative to where
@@ -30,8 +45,16 @@ type Options struct {
 // under a prefix with http.StripPrefix, e.g.
 //
 //	mux.Handle("/console/", http.StripPrefix("/console", console.New(console.Options{})))
+//
+// Every request passes the same checks however the console is served: GET
+// or HEAD only, a loopback caller unless Options.AllowRemote, a Host header
+// naming a loopback address, localhost or one of Options.Hosts, a bounded
+// query, Options.Timeout and at most Options.MaxConcurrent what-if requests
+// at once. Provider and consumer URLs are shown redacted (RedactURL).
 type Console struct {
-	opts Options
+	opts  Options
+	slots chan struct{}
+	timed http.Handler
 }
 
 // New makes a console.
@@ -39,7 +62,18 @@ func New(opts Options) *Console {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Console{opts: opts}
+	if opts.MaxConcurrent <= 0 {
+		opts.MaxConcurrent = DefaultMaxConcurrent
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxOutcomeAddresses <= 0 {
+		opts.MaxOutcomeAddresses = DefaultMaxOutcomeAddresses
+	}
+	c := &Console{opts: opts, slots: make(chan struct{}, opts.MaxConcurrent)}
+	c.timed = http.TimeoutHandler(http.HandlerFunc(c.serve), opts.Timeout, "the dubboroute console: request took longer than "+opts.Timeout.String())
+	return c
 }
 
 //go:embed page.html
@@ -164,13 +198,16 @@ type pageData struct {
 	TraceText string
 }
 
-// ServeHTTP implements http.Handler. Only GET and HEAD are served.
+// ServeHTTP implements http.Handler. Only GET and HEAD are served, to the
+// callers and hosts the Console documentation names.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "the dubboroute console is read-only", http.StatusMethodNotAllowed)
+	if !c.guard(w, r) {
 		return
 	}
+	c.timed.ServeHTTP(w, r)
+}
+
+func (c *Console) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	switch path := strings.TrimSuffix(r.URL.Path, "/"); path {
@@ -180,12 +217,20 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, collect(c.opts.Now()))
 	case "/api/whatif":
 		q := r.URL.Query()
+		if n := len(q["arg"]) + len(q["attach"]); n > MaxQueryValues {
+			writeJSON(w, http.StatusRequestEntityTooLarge, &WhatIf{Schema: Schema, Error: fmt.Sprintf("%d arguments and attachments, at most %d", n, MaxQueryValues)})
+			return
+		}
 		atts, err := parseAttachments(q["attach"])
 		if err != nil {
 			writeJSON(w, http.StatusBadRequest, &WhatIf{Schema: Schema, Error: err.Error()})
 			return
 		}
-		res := whatIf(Query{Ref: q.Get("ref"), Method: q.Get("method"), Args: q["arg"], Attachments: atts})
+		if !c.acquire(w) {
+			return
+		}
+		defer c.release()
+		res := whatIf(Query{Ref: q.Get("ref"), Method: q.Get("method"), Args: q["arg"], Attachments: atts}, c.opts.MaxOutcomeAddresses)
 		code := http.StatusOK
 		if res.Error != "" && len(res.Trace) == 0 {
 			code = http.StatusBadRequest
@@ -209,11 +254,18 @@ func (c *Console) servePage(w http.ResponseWriter, r *http.Request) {
 			d.Query.Args = strings.Split(strings.ReplaceAll(strings.TrimRight(d.ArgsText, "\r\n"), "\r\n", "\n"), "\n")
 		}
 		atts, err := parseAttachments(strings.Split(strings.ReplaceAll(d.AttText, "\r\n", "\n"), "\n"))
-		if err != nil {
+		switch {
+		case err != nil:
 			d.WhatIf = &WhatIf{Schema: Schema, Error: err.Error()}
-		} else {
+		case len(d.Query.Args)+len(atts) > MaxQueryValues:
+			d.WhatIf = &WhatIf{Schema: Schema, Error: fmt.Sprintf("%d arguments and attachments, at most %d", len(d.Query.Args)+len(atts), MaxQueryValues)}
+		default:
+			if !c.acquire(w) {
+				return
+			}
+			defer c.release()
 			d.Query.Attachments = atts
-			d.WhatIf = whatIf(d.Query)
+			d.WhatIf = whatIf(d.Query, c.opts.MaxOutcomeAddresses)
 			var b bytes.Buffer
 			outcome.WriteTrace(&b, false, d.WhatIf.Trace)
 			d.TraceText = b.String()
@@ -260,7 +312,9 @@ func Serve(addr string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, srv: &http.Server{Handler: New(opts), ReadHeaderTimeout: 10 * time.Second}}
+	c := New(opts)
+	s := &Server{ln: ln, srv: &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 10 * time.Second,
+		WriteTimeout: c.opts.Timeout + 5*time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 64 << 10}}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }

@@ -88,7 +88,9 @@ type Provider struct {
 	// Hold is "held" (kept by empty protection though its registry entry is
 	// gone), "pending" (its removal waits out the delete grace) or "".
 	Hold string `json:"hold,omitempty"`
-	URL  string `json:"url"`
+	// URL is the provider's URL with its userinfo and credential-like
+	// parameters (token, password, secret...) redacted (RedactURL).
+	URL string `json:"url"`
 }
 
 // shownParams are the provider parameters listed in Provider.Params.
@@ -243,7 +245,7 @@ func collect(now time.Time) *State {
 		Rules: []Rule{}, GrayPicks: extension.GrayPicks(), Holds: []Hold{}}
 	holds := extension.Holds()
 	for _, h := range holds {
-		st.Holds = append(st.Holds, Hold{Interface: h.Interface, Address: h.Address, State: h.State, Since: h.Since, URL: h.URL})
+		st.Holds = append(st.Holds, Hold{Interface: h.Interface, Address: h.Address, State: h.State, Since: h.Since, URL: RedactURL(h.URL)})
 	}
 	for _, r := range refs() {
 		st.References = append(st.References, reference(r, holds))
@@ -271,7 +273,7 @@ func reference(r ref, holds []extension.Hold) Reference {
 	x := Reference{ID: r.id, Interface: b.Interface(), ConsumerApp: b.ConsumerApp(), ProviderApp: b.ProviderApp(),
 		LoadBalance: b.LoadBalance(), Generation: s.Generation, Providers: []Provider{}, NoProvider: []NoProvider{}}
 	if s.Consumer != nil {
-		x.ConsumerURL = s.Consumer.String()
+		x.ConsumerURL = RedactURL(s.Consumer.String())
 	}
 	held := map[string]string{}
 	for _, h := range holds {
@@ -285,7 +287,7 @@ func reference(r ref, holds []extension.Hold) Reference {
 		if u == nil {
 			continue
 		}
-		p := Provider{Address: u.Address(), Application: u.Application(), Tag: u.Params.Value("dubbo.tag"), URL: providerURL(s, i)}
+		p := Provider{Address: u.Address(), Application: u.Application(), Tag: u.Params.Value("dubbo.tag"), URL: RedactURL(providerURL(s, i))}
 		for _, k := range shownParams {
 			if v, ok := u.Params.Get(k); ok {
 				if p.Params == nil {
@@ -327,7 +329,7 @@ func reference(r ref, holds []extension.Hold) Reference {
 	}
 	for _, np := range b.NoProviders() {
 		e := np.Err
-		n := NoProvider{At: np.At, Method: e.Method, Providers: e.Providers, Generation: e.Generation, Error: e.Error(), Trace: []router.Step{}}
+		n := NoProvider{At: np.At, Method: e.Method, Providers: e.Providers, Generation: e.Generation, Error: redactText(e.Error()), Trace: []router.Step{}}
 		if e.Trace != nil {
 			n.Trace = e.Trace.Steps
 		}

@@ -49,12 +49,16 @@ type WhatIf struct {
 	// providers (absent when the reference does not use it or none is
 	// eligible).
 	Gray *outcome.GrayInfo `json:"gray,omitempty"`
+	// Truncated is true when an outcome lists only the first
+	// Options.MaxOutcomeAddresses addresses (then "+N more").
+	Truncated bool `json:"truncated,omitempty"`
 	// Error says why the query could not be answered.
 	Error string `json:"error,omitempty"`
 }
 
-// whatIf answers a query against the live snapshot.
-func whatIf(q Query) *WhatIf {
+// whatIf answers a query against the live snapshot, listing at most
+// maxAddrs addresses per outcome.
+func whatIf(q Query, maxAddrs int) *WhatIf {
 	w := &WhatIf{Schema: Schema, Reference: q.Ref, Method: q.Method, Arguments: []string{}, Attachments: []string{},
 		Trace: []router.Step{}, Eligible: []string{}, Outcomes: []outcome.Leaf{}}
 	w.Arguments = append(w.Arguments, q.Args...)
@@ -96,7 +100,21 @@ func whatIf(q Query) *WhatIf {
 	leaves, err := outcome.Enumerate(func(rnd router.Rand) func(*router.Trace) *router.Set {
 		snap := cluster.NewSnapshot(s.Consumer, s.URLs, s.Rules, cluster.Options{Rand: rnd})
 		return func(t *router.Trace) *router.Set { return snap.RouteSet(&call, t, nil) }
-	}, ids)
+	}, func(set *router.Set) []string {
+		// Up to 4,096 outcomes, each naming its providers: bounded.
+		out := make([]string, 0, min(set.Len(), maxAddrs+1))
+		n := 0
+		set.ForEach(func(i int) {
+			if n++; n <= maxAddrs {
+				out = append(out, s.URLs[i].Address())
+			}
+		})
+		if n > maxAddrs {
+			w.Truncated = true
+			out = append(out, fmt.Sprintf("+%d more", n-maxAddrs))
+		}
+		return out
+	})
 	if err != nil {
 		w.Error = "outcomes: " + err.Error()
 	}

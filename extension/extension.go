@@ -172,6 +172,13 @@ type Lane = lane.Lane
 // LaneConfig chooses what a lane carries (see lane.LaneConfig).
 type LaneConfig = lane.LaneConfig
 
+// LaneIngress is the providers' trust boundary for lanes (see
+// LaneConfig.Ingress, package lanetrust and docs/security.md).
+type LaneIngress = lane.LaneIngress
+
+// LaneCaller is what a LaneIngress trust function knows of a caller.
+type LaneCaller = lane.LaneCaller
+
 // Environment variables and the triple parameter of lanes (see package
 // lane).
 const (

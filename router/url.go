@@ -60,7 +60,12 @@ func ParseURL(s string) (*URL, error) {
 		u.Protocol = s[:i]
 		s = s[i+3:]
 	} else if i := strings.Index(s, ":/"); i >= 0 {
-		// file:/path style
+		// file:/path style; Java's URL.valueOf refuses ":/" at the start
+		// as it does "://" (found by FuzzParseURL: ":/x" was taken with an
+		// empty protocol).
+		if i == 0 {
+			return nil, fmt.Errorf("parse url %q: missing protocol", raw)
+		}
 		u.Protocol = s[:i]
 		s = s[i+1:]
 	}

@@ -123,4 +123,7 @@ func TestParseMeshScriptAffinityKeys(t *testing.T) {
 	if _, err := Parse(KindTag, "x: &a [1]\ny: ["+strings.Repeat("*a, ", 50)+"*a]\ntags: []\n"); err == nil || !strings.Contains(err.Error(), "aliases") {
 		t.Errorf("51 aliases: %v", err)
 	}
+	if _, err := Parse(KindConfigurators, "configVersion: v3.0\nscope: application\nkey: app\nconfigs: []\nx: "+strings.Repeat("[", 52)+strings.Repeat("]", 52)+"\n"); err == nil || !strings.Contains(err.Error(), "deeper") {
+		t.Errorf("configurators nested 53 deep: %v", err)
+	}
 }

@@ -137,6 +137,9 @@ func newBinding(u *common.URL) *Binding {
 		Configure:    b.configure,
 		Dropped:      func() []cluster.Dropped { return discovery.DroppedFor(u) },
 		OnNoProvider: b.noProv.add,
+		OnRulePanic: func(err error) {
+			logger.Errorf("[dubboroute] %v; the rule is rejected, the previous rules stay in force", err)
+		},
 	})
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots
@@ -194,6 +197,10 @@ func (b *Binding) release() {
 		delete(b.mesh.cancel, app)
 	}
 	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
+	if b.settle != nil {
+		b.settle.Stop()
+		b.settle = nil
+	}
 	b.mu.Unlock()
 	bindingsMu.Lock()
 	defer bindingsMu.Unlock()

@@ -69,12 +69,14 @@ func (p providerOnly) Configure(*common.URL) {}
 // chain. Called from newBinding.
 func (b *Binding) subscribeConfigurators() {
 	appKey, svcKey := b.ref.ConfiguratorKeys()
-	app, _ := rulestore.Subscribe(appKey, rules.KindConfigurators, func(r cluster.RuleRef) {
+	app, c1 := rulestore.Subscribe(appKey, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListApp, r)
 	})
-	svc, _ := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
+	svc, c2 := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListService, r)
 	})
+	// Cancelled when the binding is released, as the router keys are.
+	b.cancelRef = append(b.cancelRef, c1, c2)
 	b.cfg[configurator.ListApp] = app.Configurators
 	b.cfg[configurator.ListService] = svc.Configurators
 	if l, ok := b.watchRegistryConfigurators(); ok {

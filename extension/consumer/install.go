@@ -143,16 +143,38 @@ type chainHolder interface {
 
 // Join implements dubbo-go's cluster.Cluster.
 func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
+	var b *Binding
 	if joinsRegistries(dir) {
 		passThrough(dir)
 	} else {
-		Install(dir)
+		b = Install(dir)
 	}
 	ivk := w.inner.Join(dir)
 	if ivk == nil {
 		return nil
 	}
+	if b != nil {
+		ivk = &releasingInvoker{Invoker: ivk, b: b, dir: dir}
+	}
 	return lane.ClusterInvoker(ivk)
+}
+
+// releasingInvoker releases a reference's binding when dubbo-go destroys
+// the reference's cluster invoker (which destroys the directory, whose
+// unsubscription ends its empty protection and provider watch): the rule
+// subscriptions are cancelled, the startup timer stopped, and the binding
+// leaves Bindings (TestReferenceDestroyReleases).
+type releasingInvoker struct {
+	base.Invoker
+	b   *Binding
+	dir directory.Directory
+}
+
+// Destroy implements base.Invoker.
+func (r *releasingInvoker) Destroy() {
+	r.Invoker.Destroy()
+	r.b.release()
+	discovery.ReleaseDirectoryListeners(r.dir)
 }
 
 // joinsRegistries reports whether dir is dubbo-go's outer join of one

@@ -28,13 +28,14 @@ type observedRegistry struct {
 
 	mu        sync.Mutex
 	listeners map[registry.NotifyListener]*observingListener
+	subs      lateSubs
 }
 
 func observe(r registry.Registry) registry.Registry {
 	if r == nil {
 		return r
 	}
-	return &observedRegistry{Registry: r, listeners: map[registry.NotifyListener]*observingListener{}}
+	return &observedRegistry{Registry: r, listeners: map[registry.NotifyListener]*observingListener{}, subs: newLateSubs()}
 }
 
 // Observed makes a directory constructor subscribe through observe.
@@ -64,16 +65,61 @@ func (o *observedRegistry) wrap(l registry.NotifyListener) *observingListener {
 
 // Subscribe implements registry.Registry.
 func (o *observedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
+	o.mu.Lock()
+	late := o.subs.subscribe(l)
+	o.mu.Unlock()
+	if late {
+		return nil // the directory was destroyed before its subscription ran
+	}
 	return o.Registry.Subscribe(u, o.wrap(l))
 }
 
-// UnSubscribe implements registry.Registry.
+// UnSubscribe implements registry.Registry; the listener's observer is
+// dropped with it.
 func (o *observedRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
 	w := o.wrap(l)
+	o.mu.Lock()
+	delete(o.listeners, l)
+	o.subs.unsubscribe(l)
+	o.mu.Unlock()
 	if w.dirURL != nil {
-		droppedByDir.Delete(w.dirURL)
+		droppedByDir.CompareAndDelete(w.dirURL, w)
 	}
 	return o.Registry.UnSubscribe(u, w)
+}
+
+// lateSubs tells a subscription that arrives after its unsubscription:
+// dubbo-go's RegistryDirectory subscribes from a goroutine of its own, so a
+// reference destroyed right after it was built unsubscribes first, and the
+// late subscription would then live on for good. The caller holds its
+// registry wrapper's lock.
+type lateSubs struct {
+	subscribed map[registry.NotifyListener]bool
+	gone       map[registry.NotifyListener]bool
+}
+
+func newLateSubs() lateSubs {
+	return lateSubs{subscribed: map[registry.NotifyListener]bool{}, gone: map[registry.NotifyListener]bool{}}
+}
+
+// subscribe records a subscription; true means it comes after its
+// unsubscription and must be dropped.
+func (s *lateSubs) subscribe(l registry.NotifyListener) bool {
+	if s.gone[l] {
+		delete(s.gone, l)
+		return true
+	}
+	s.subscribed[l] = true
+	return false
+}
+
+// unsubscribe records an unsubscription.
+func (s *lateSubs) unsubscribe(l registry.NotifyListener) {
+	if s.subscribed[l] {
+		delete(s.subscribed, l)
+		return
+	}
+	s.gone[l] = true
 }
 
 // LoadSubscribeInstances implements registry.Registry.

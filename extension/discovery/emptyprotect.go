@@ -49,6 +49,7 @@ type protectedRegistry struct {
 
 	mu        sync.Mutex
 	listeners map[registry.NotifyListener]*protectingListener
+	subs      lateSubs
 }
 
 func protect(r registry.Registry) registry.Registry {
@@ -68,7 +69,7 @@ func protect(r registry.Registry) registry.Registry {
 			}
 		}
 	}
-	return &protectedRegistry{Registry: r, grace: grace, listeners: map[registry.NotifyListener]*protectingListener{}}
+	return &protectedRegistry{Registry: r, grace: grace, listeners: map[registry.NotifyListener]*protectingListener{}, subs: newLateSubs()}
 }
 
 func (p *protectedRegistry) wrap(l registry.NotifyListener) registry.NotifyListener {
@@ -84,12 +85,39 @@ func (p *protectedRegistry) wrap(l registry.NotifyListener) registry.NotifyListe
 
 // Subscribe implements registry.Registry.
 func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
+	p.mu.Lock()
+	late := p.subs.subscribe(l)
+	p.mu.Unlock()
+	if late {
+		return nil // unsubscribed already: the reference is gone
+	}
 	return p.Registry.Subscribe(u, p.wrap(l))
 }
 
-// UnSubscribe implements registry.Registry.
+// UnSubscribe implements registry.Registry. The listener's protection
+// ends with its subscription: its grace timers are stopped and its entries
+// (live, pending, held) are dropped, so a destroyed reference leaves
+// nothing behind (TestReferenceDestroyReleases).
 func (p *protectedRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
-	return p.Registry.UnSubscribe(u, p.wrap(l))
+	p.mu.Lock()
+	w, ok := p.listeners[l]
+	delete(p.listeners, l)
+	p.subs.unsubscribe(l)
+	p.mu.Unlock()
+	if !ok {
+		return p.Registry.UnSubscribe(u, l)
+	}
+	err := p.Registry.UnSubscribe(u, w)
+	w.close()
+	return err
+}
+
+// ProtectedListeners is the number of live protecting listeners of the
+// process (one per subscribed directory), for leak tests.
+func ProtectedListeners() int {
+	protectors.Lock()
+	defer protectors.Unlock()
+	return len(protectors.list)
 }
 
 // LoadSubscribeInstances implements registry.Registry.
@@ -139,6 +167,25 @@ func newProtectingListener(inner registry.NotifyListener, grace time.Duration) *
 	protectors.list = append(protectors.list, l)
 	protectors.Unlock()
 	return l
+}
+
+// close stops the listener's grace timers, drops its state and removes it
+// from protectors.
+func (l *protectingListener) close() {
+	l.mu.Lock()
+	for _, t := range l.pending {
+		t.Stop()
+	}
+	l.live, l.pending, l.held, l.marks = map[string]bool{}, map[string]*time.Timer{}, map[string]*registry.ServiceEvent{}, map[string]holdMark{}
+	l.mu.Unlock()
+	protectors.Lock()
+	defer protectors.Unlock()
+	for i, x := range protectors.list {
+		if x == l {
+			protectors.list = append(protectors.list[:i:i], protectors.list[i+1:]...)
+			break
+		}
+	}
 }
 
 // protectors are every protecting listener of the process (for Holds).

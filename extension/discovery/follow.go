@@ -20,6 +20,9 @@ type followRegistry struct {
 
 	mu      sync.Mutex
 	cancels map[registry.NotifyListener]func()
+	// fallback are the listeners subscribed through dubbo-go's own
+	// subscription (the source could not follow): UnSubscribe ends theirs.
+	fallback map[registry.NotifyListener]bool
 }
 
 // Followed makes a directory constructor subscribe through the provider
@@ -36,7 +39,7 @@ func follow(r registry.Registry) registry.Registry {
 	if src == nil {
 		return r
 	}
-	return &followRegistry{Registry: r, src: src, cancels: map[registry.NotifyListener]func(){}}
+	return &followRegistry{Registry: r, src: src, cancels: map[registry.NotifyListener]func(){}, fallback: map[registry.NotifyListener]bool{}}
 }
 
 // Subscribe implements registry.Registry: it starts the source's watch and
@@ -45,6 +48,9 @@ func (f *followRegistry) Subscribe(u *common.URL, l registry.NotifyListener) err
 	cancel, err := f.src.Subscribe(f.Registry, u, l)
 	if err != nil {
 		logger.Warnf("[dubboroute] registry %s: %v; using dubbo-go's subscription", f.Registry.GetURL().Location, err)
+		f.mu.Lock()
+		f.fallback[l] = true
+		f.mu.Unlock()
 		return f.Registry.Subscribe(u, l)
 	}
 	f.mu.Lock()
@@ -56,13 +62,20 @@ func (f *followRegistry) Subscribe(u *common.URL, l registry.NotifyListener) err
 	return nil
 }
 
-// UnSubscribe implements registry.Registry.
-func (f *followRegistry) UnSubscribe(_ *common.URL, l registry.NotifyListener) error {
+// UnSubscribe implements registry.Registry: it cancels the source's watch,
+// or dubbo-go's own subscription where Subscribe fell back to it.
+func (f *followRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if cancel, ok := f.cancels[l]; ok {
+	cancel, ok := f.cancels[l]
+	delete(f.cancels, l)
+	fb := f.fallback[l]
+	delete(f.fallback, l)
+	f.mu.Unlock()
+	if ok {
 		cancel()
-		delete(f.cancels, l)
+	}
+	if fb {
+		return f.Registry.UnSubscribe(u, l)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/proxy/proxy_factory"
 
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
+	"github.com/dubboroute/dubboroute/lanetrust"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 )
 
@@ -55,6 +56,14 @@ type LaneConfig struct {
 	// NoRuleKeys stops the gray rules' attachments from travelling
 	// implicitly.
 	NoRuleKeys bool
+	// Ingress is the providers' trust boundary (nil: every caller is
+	// trusted): which served calls' lane keys are dropped before the lane
+	// is captured, and the gray decision's integrity check. From the
+	// environment: DUBBOROUTE_LANE_INGRESS and friends (package lanetrust,
+	// docs/security.md). SetLaneConfig replaces the whole configuration,
+	// this field included: to change the keys only, start from
+	// LaneConfigInUse().
+	Ingress *LaneIngress
 }
 
 type laneSettings struct {
@@ -73,6 +82,7 @@ func SetLaneConfig(c LaneConfig) {
 	}
 	laneCfg.Store(s)
 	shared.GrayLB.SetStampDecisions(!c.Off)
+	installDecisionSigner(c.Ingress, c.Off)
 }
 
 // LaneConfigInUse is the lane configuration in force.
@@ -80,6 +90,7 @@ func LaneConfigInUse() LaneConfig { return laneCfg.Load().cfg }
 
 func laneConfigFromEnv() LaneConfig {
 	var c LaneConfig
+	c.Ingress = laneIngressFromEnv()
 	if strings.EqualFold(strings.TrimSpace(os.Getenv(LaneEnv)), "off") {
 		c.Off = true
 	}
@@ -162,6 +173,9 @@ func (s *laneSettings) travels(key string) bool {
 			return true
 		}
 	}
+	if p := s.cfg.Ingress; p != nil && len(p.Key) > 0 && key == lanetrust.SignatureKey {
+		return true
+	}
 	if s.cfg.NoRuleKeys {
 		return false
 	}
@@ -195,6 +209,9 @@ func captureLane(ctx context.Context, inv base.Invocation) context.Context {
 		for _, k := range shared.GrayLB.RuleAttachmentKeys() {
 			add(k)
 		}
+	}
+	if p := s.cfg.Ingress; p != nil && len(p.Key) > 0 {
+		add(lanetrust.SignatureKey) // the decision's signature travels with it
 	}
 	return context.WithValue(ctx, laneCtxKey{}, l)
 }
@@ -282,6 +299,7 @@ type laneProviderInvoker struct{ base.Invoker }
 
 func (i *laneProviderInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Result {
 	restoreTripleKeys(inv)
+	guardLane(i.Invoker, inv)
 	return i.Invoker.Invoke(captureLane(ctx, inv), inv)
 }
 

@@ -112,6 +112,23 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("world up in %v", time.Since(begin).Round(time.Millisecond))
+	// The sample's console (console.Serve on loopback) refuses a page of
+	// another origin that re-bound its name to 127.0.0.1 (DNS rebinding):
+	// its Host is its own name.
+	req, err := http.NewRequest(http.MethodGet, c.ConsoleURL+"api/state", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "rebound.attacker.example"
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMisdirectedRequest || strings.Contains(string(body), api.Interface) {
+			t.Errorf("api/state for a foreign Host: HTTP %d %.100s, want 421 without state", resp.StatusCode, body)
+		}
+	}
 
 	b := startBrowser(t)
 	if err := b.navigate(c.ConsoleURL); err != nil {

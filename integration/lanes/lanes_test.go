@@ -190,9 +190,10 @@ func (f *fleet) javaHop(name, app, iface, next, drive, group string, off bool) (
 
 // request is one call into a chain: its lane attachments.
 type request struct {
-	Tag    string `json:"tag,omitempty"`
-	User   string `json:"user,omitempty"`
-	Cohort string `json:"cohort,omitempty"`
+	Tag      string `json:"tag,omitempty"`
+	User     string `json:"user,omitempty"`
+	Cohort   string `json:"cohort,omitempty"`
+	Decision string `json:"decision,omitempty"`
 }
 
 // call sends reqs to a chain entry (in batches) and returns the traces.

@@ -79,3 +79,33 @@ func FuzzParseRule(f *testing.F) {
 		fuzzRoute(t, r)
 	})
 }
+
+// FuzzParseRouterURL: router URLs are registry nodes (routers/ category).
+// No input panics; an error is a *ParseError; an accepted rule routes
+// within its input, and the fully encoded node name parses the same.
+func FuzzParseRouterURL(f *testing.F) {
+	for _, s := range []string{
+		"condition://0.0.0.0/com.foo.BarService?category=routers&dynamic=false&rule=" + "host%20%3D%2010.20.153.10%20%3D%3E%20host%20%3D%2010.20.153.11",
+		"route://0.0.0.0/a.B?category=routers&router=condition&rule=method%3Dx%3D%3Eport%3D1&force=TRUE&priority=2",
+		"route://0.0.0.0/a.B?router=condition&rule=%3D%3E&enabled=false&priority=x",
+		"condition%3A%2F%2F0.0.0.0%2Fa.B%3Fcategory%3Drouters%26rule%3D%253D%253E%2520false",
+		"condition://0.0.0.0/a?category=providers&rule=x", "script://0.0.0.0/a?rule=x", "condition://0.0.0.0/a?rule=%zz", "", "://",
+		"condition://0.0.0.0/a?rule=+%3D%3E+host+%3D+1.2.3.4&runtime=true",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		r, err := ParseRouterURL(raw)
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error is not a *ParseError: %v", err)
+			}
+			if r != nil {
+				t.Fatal("rule and error both returned")
+			}
+			return
+		}
+		fuzzRoute(t, r)
+	})
+}

@@ -1,6 +1,7 @@
 package assembly
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -242,7 +243,7 @@ func Accept(key string, kind rules.Kind, content string, rev int) Change {
 	if strings.TrimSpace(content) == "" {
 		return Change{Outcome: OutcomeDeleted, Ref: cluster.RuleRef{Key: key}, Rev: rev + 1}
 	}
-	parsed, err := rules.Parse(kind, content)
+	parsed, err := parseSafe(kind, content)
 	if err != nil {
 		o := OutcomeRejected
 		if rules.IsIgnored(err) {
@@ -269,7 +270,7 @@ func AcceptConfigurators(key, content string, deleted bool, rev int) Change {
 	if deleted {
 		return Change{Outcome: OutcomeDeleted, Ref: cluster.RuleRef{Key: key}, Rev: rev + 1}
 	}
-	r, err := configurator.Parse(key, content)
+	r, err := parseConfiguratorsSafe(key, content)
 	if err != nil {
 		return Change{Outcome: OutcomeRejected, Rev: rev, Err: err}
 	}
@@ -280,3 +281,34 @@ func AcceptConfigurators(key, content string, deleted bool, rev int) Change {
 	return Change{Outcome: OutcomeAccepted, Rev: rev,
 		Ref: cluster.RuleRef{Key: key, Version: "configurators#" + strconv.Itoa(rev), Configurators: r.List}}
 }
+
+// parseSafe is rules.Parse with a panic turned into a rejection: a rule
+// that crashes its parser is refused and the rule in force stays.
+func parseSafe(kind rules.Kind, content string) (p rules.Parsed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = rules.Parsed{Kind: kind}, fmt.Errorf("%s rule: the parser panicked: %v", kind, r)
+		}
+	}()
+	if testParseHook != nil {
+		testParseHook(kind, content)
+	}
+	return rules.Parse(kind, content)
+}
+
+// parseConfiguratorsSafe is configurator.Parse with a panic turned into a
+// rejection.
+func parseConfiguratorsSafe(key, content string) (r *configurator.Rule, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = nil, fmt.Errorf("configurators rule %s: the parser panicked: %v", key, p)
+		}
+	}()
+	if testParseHook != nil {
+		testParseHook(rules.KindConfigurators, content)
+	}
+	return configurator.Parse(key, content)
+}
+
+// testParseHook lets tests inject a parser panic (nil otherwise).
+var testParseHook func(kind rules.Kind, content string)

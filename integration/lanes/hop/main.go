@@ -53,6 +53,7 @@ var (
 	zk      = flag.String("zk", "", "ZooKeeper host:port (registry and config center)")
 	tag     = flag.String("tag", "", "static dubbo.tag of this instance")
 	group   = flag.String("group", "", "Dubbo group of the served and the called interface")
+	nextGrp = flag.String("next-group", "", "Dubbo group of the called interface (default: -group)")
 	passCtx = flag.Bool("pass-ctx", true, "pass the serving ctx on to the downstream call (false: context.Background())")
 	drive   = flag.Bool("drive", false, "entry mode: serve HTTP on -http and call -next for it")
 	httpAt  = flag.String("http", "127.0.0.1:0", "HTTP address in -drive mode")
@@ -135,8 +136,10 @@ func run() error {
 			return fmt.Errorf("new client %s: %w", *name, err)
 		}
 		refOpts := []client.ReferenceOption{client.WithLoadBalance(*lb), client.WithRetries(0)}
-		if *group != "" {
-			refOpts = append(refOpts, client.WithGroup(*group))
+		if g := *group; *nextGrp != "" {
+			refOpts = append(refOpts, client.WithGroup(*nextGrp))
+		} else if g != "" {
+			refOpts = append(refOpts, client.WithGroup(g))
 		}
 		if conn, err = cli.Dial(*next, refOpts...); err != nil {
 			return fmt.Errorf("dial %s from %s: %w", *next, *name, err)
@@ -195,6 +198,8 @@ type Request struct {
 	Tag    string `json:"tag,omitempty"`
 	User   string `json:"user,omitempty"`
 	Cohort string `json:"cohort,omitempty"`
+	// Decision is a gray decision the caller claims (dubboroute.gray).
+	Decision string `json:"decision,omitempty"`
 }
 
 // serveHTTP serves POST /calls: a JSON list of Requests in, a JSON list of
@@ -223,6 +228,9 @@ func serveHTTP() error {
 			}
 			if rq.Cohort != "" {
 				at["cohort"] = rq.Cohort
+			}
+			if rq.Decision != "" {
+				at["dubboroute.gray"] = rq.Decision
 			}
 			ctx := context.WithValue(r.Context(), constant.AttachmentKey, at)
 			var reply string

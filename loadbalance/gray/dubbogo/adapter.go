@@ -48,6 +48,9 @@ type LoadBalance struct {
 	compiles atomic.Uint64
 	// stamp: write percentage decisions into the call's attachments.
 	stamp atomic.Bool
+	// sign, when set, is called after a decision is stamped (see
+	// SetDecisionSigner).
+	sign atomic.Pointer[func(inv base.Invocation, decision string)]
 }
 
 type ruleSet struct {
@@ -85,6 +88,17 @@ func New(opts gray.Options) *LoadBalance {
 // instead of deciding again. Off by default; the extension package turns it
 // on with its lanes.
 func (lb *LoadBalance) SetStampDecisions(on bool) { lb.stamp.Store(on) }
+
+// SetDecisionSigner installs a function called with every decision the
+// balancer stamps into a call (after it is set), e.g. to add a signature
+// attachment; nil removes it.
+func (lb *LoadBalance) SetDecisionSigner(f func(inv base.Invocation, decision string)) {
+	if f == nil {
+		lb.sign.Store(nil)
+		return
+	}
+	lb.sign.Store(&f)
+}
 
 // StampsDecisions reports whether SetStampDecisions is on.
 func (lb *LoadBalance) StampsDecisions() bool { return lb.stamp.Load() }
@@ -219,6 +233,9 @@ func (lb *LoadBalance) selectInto(invokers []base.Invoker, inv base.Invocation, 
 					v = gray.DecisionGray
 				}
 				inv.SetAttachment(lb.opts.DecisionKey, v)
+				if f := lb.sign.Load(); f != nil {
+					(*f)(inv, v)
+				}
 			}
 		}
 	}

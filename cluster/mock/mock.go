@@ -308,9 +308,30 @@ func realize(raw any, typ reflect.Type) (reflect.Value, error) {
 			return p, nil
 		}
 		return reflect.Value{}, fmt.Errorf("cannot convert %q to %v", s, typ)
-	case bool:
-		if typ.Kind() == reflect.String {
-			return reflect.ValueOf(strconv.FormatBool(s)).Convert(typ), nil
+	case json.Number:
+		if typ.Kind() == reflect.Bool {
+			// CompatibleTypeUtils: a number is true unless 0.
+			f, err := s.Float64()
+			if err != nil {
+				return reflect.Value{}, err
+			}
+			return reflect.ValueOf(f != 0).Convert(typ), nil
+		}
+	case map[string]any:
+		// Java's PojoUtils makes a new instance of a non-map, non-POJO
+		// return type from a map: its default (0, false, "").
+		// Primitive return types have no instance: Java fails.
+		switch typ.Kind() {
+		case reflect.String:
+			return reflect.Zero(typ), nil
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Float32, reflect.Float64:
+			return reflect.Value{}, fmt.Errorf("cannot make a %v from an object", typ)
+		case reflect.Pointer:
+			if k := typ.Elem().Kind(); k != reflect.Struct && k != reflect.Map {
+				p := reflect.New(typ.Elem())
+				return p, nil
+			}
 		}
 	}
 	b, err := json.Marshal(raw)

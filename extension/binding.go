@@ -483,6 +483,10 @@ func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
 // Binding returns the binding behind the chain.
 func (c *dgChain) Binding() *Binding { return c.b }
 
+// ClusterChain returns the chain (extension/strategies reads the
+// configured consumer URL from its snapshot).
+func (c *dgChain) ClusterChain() *cluster.Chain { return c.b.chain }
+
 // ConsumerApp is the consumer application of the binding's reference.
 func (b *Binding) ConsumerApp() string { return b.consumerApp }
 

@@ -32,6 +32,7 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/script"
 	_ "dubbo.apache.org/dubbo-go/v3/cluster/router/tag"
 
+	"github.com/dubboroute/dubboroute/extension/strategies"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
 )
@@ -61,6 +62,9 @@ func init() {
 	// reference when no script rule exists).
 	dgext.SetRouterFactory(constant.ScriptRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	for _, name := range ClusterNames {
+		if strategies.Strategy(name) != "" {
+			continue // dubboroute's own strategy, registered below
+		}
 		inner, err := dgext.GetCluster(name)
 		if err != nil || inner == nil {
 			logger.Warnf("[dubboroute] cluster %s not available: %v", name, err)
@@ -68,6 +72,9 @@ func init() {
 		}
 		dgext.SetCluster(name, func() dgcluster.Cluster { return &clusterWrapper{name: name, inner: inner} })
 	}
+	// dubboroute's cluster strategies (Java 3.3.6's semantics and mock),
+	// under Java's names and dubbo-go's, behind the same chain install.
+	strategies.Register(wrapCluster)
 	// Registry directories get dubboroute's chain as soon as dubbo-go has
 	// built them, before their subscription goroutine starts (swapping later
 	// would race with it: base.Directory.RouterChain reads without a lock).
@@ -85,9 +92,15 @@ type (
 	dirFactory = func(*common.URL, registry.Registry) (directory.Directory, error)
 )
 
+// wrapCluster puts a cluster behind the chain install and lanes.
+func wrapCluster(name string, c dgcluster.Cluster) dgcluster.Cluster {
+	return &clusterWrapper{name: name, inner: c}
+}
+
 func installing(newDir dirFactory) dirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
 		warmProtocols.Do(warmProtocolSingletons)
+		strategies.EnsureCluster(u, wrapCluster) // unknown cluster names: failover, not a nil invoker
 		dir, err := newDir(u, r)
 		if err == nil && dir != nil {
 			Install(dir)

@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/extension/strategies"
 )
 
 var (
@@ -37,7 +38,7 @@ var (
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{routedTotal, emptyRoutesTotal, ruleChangesTotal, rebuildsTotal, rebuildSeconds, grayPicksTotal}
+	return append([]prometheus.Collector{routedTotal, emptyRoutesTotal, ruleChangesTotal, rebuildsTotal, rebuildSeconds, grayPicksTotal}, strategies.Collectors()...)
 }
 
 // chainMetrics is a cluster.Observer with every counter resolved up front,

@@ -135,7 +135,7 @@ func (i *invoker) Invoke(ctx context.Context, inv base.Invocation) result.Result
 		// invoker mocks).
 		return run()
 	}
-	r, mode, mocked := mock.Invoke(value, call.Kind, call.Err, run, func(cause error) result.Result {
+	r, mode, mocked := mockInvoke(value, call, run, func(cause error) result.Result {
 		return i.degrade(value, cause, inv)
 	})
 	if mocked {
@@ -155,6 +155,10 @@ func (i *invoker) Invoke(ctx context.Context, inv base.Invocation) result.Result
 		r.AddAttachment(MockedAttachment, mode.String())
 	}
 	return r
+}
+
+func mockInvoke(value string, c *dgCall, run func() result.Result, degrade func(error) result.Result) (result.Result, mock.Mode, bool) {
+	return mock.Invoke(value, c.Kind, c.Err, run, degrade)
 }
 
 // MockedAttachment is the result attachment that marks a mocked call

@@ -415,7 +415,7 @@ func Implementation(iface string, a Action) (any, error) {
 	impl, ok := impls[name]
 	implMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("Failed to create mock implementation class %s: no mock implementation registered as %s (mock.Register)", a.Text, name)
+		return nil, fmt.Errorf("failed to create mock implementation class %s: no mock implementation registered as %s (mock.Register)", a.Text, name)
 	}
 	return impl, nil
 }

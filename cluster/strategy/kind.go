@@ -88,6 +88,9 @@ type Error struct {
 	Code int
 	// Tried is the number of attempts made (0 when not counted).
 	Tried int
+	// Providers is the number of distinct providers tried (failover), Of
+	// the number routed at the last attempt.
+	Providers, Of int
 	// Msg says what failed.
 	Msg string
 	// Cause is the last failure (nil: none).
@@ -101,7 +104,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := "dubboroute cluster " + e.Strategy + ": " + e.Msg
 	if e.Tried > 0 {
-		s += fmt.Sprintf(" (tried %d times)", e.Tried)
+		s += fmt.Sprintf(" (Tried %d times)", e.Tried)
 	}
 	if e.Cause != nil {
 		s += ": " + e.Cause.Error()

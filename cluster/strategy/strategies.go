@@ -73,8 +73,9 @@ func Failover[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, atte
 		return r
 	}
 	_ = last
-	return c.Fail(&Error{Strategy: "failover", Code: CodeOf(lastErr), Tried: attempts,
-		Msg: fmt.Sprintf("failed on %d provider(s) of %d", countDistinct(invoked), len(invokers)), Cause: lastErr})
+	d := countDistinct(invoked)
+	return c.Fail(&Error{Strategy: "failover", Code: CodeOf(lastErr), Tried: attempts, Providers: d, Of: len(invokers),
+		Msg: fmt.Sprintf("failed on %d provider(s) of %d", d, len(invokers)), Cause: lastErr})
 }
 
 func countDistinct[I Invoker](list []I) int {

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strconv"
@@ -242,6 +243,13 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	r := strategy.Failover(c, i.sel, invokers, attempts, sticky)
 	if c.calls > 1 {
 		attemptsTotal.WithLabelValues(i.iface, "failover").Add(float64(c.calls - 1))
+	}
+	var se *strategy.Error
+	if err := r.Error(); err != nil && errors.As(err, &se) && se.Strategy == "failover" && se.Tried > 0 {
+		// dubbo-go's failover log line, so that existing log readers keep
+		// working (retries = attempts - 1).
+		logger.Errorf("[Cluster][Failover] invoke failed after retries, method=%s service=%s retries=%d providers=%d/%d lastErr=%v",
+			method, i.iface, se.Tried-1, se.Providers, se.Of, se.Cause)
 	}
 	return r
 }

@@ -148,7 +148,7 @@ func (i *invoker) Invoke(ctx context.Context, inv base.Invocation) result.Result
 		default:
 			outcome = "error"
 		}
-		mockedTotal.WithLabelValues(i.iface, method, mode.String(), outcome).Inc()
+		countMocked(i.iface, method, mode.String(), outcome)
 		logger.Debugf("[dubboroute] %s.%s mocked (%s, %s): %s", i.iface, method, mode, value, outcome)
 		if r.Attachments() == nil {
 			r.SetAttachments(map[string]any{})

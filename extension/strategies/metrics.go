@@ -1,6 +1,11 @@
 package strategies
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 var (
 	mockedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -20,4 +25,29 @@ var (
 // Collectors are this package's Prometheus collectors.
 func Collectors() []prometheus.Collector {
 	return []prometheus.Collector{mockedTotal, attemptsTotal, unknownNamesTotal}
+}
+
+// mockedCounts mirrors mocked_calls_total for the console.
+var mockedCounts sync.Map // "<service>.<method> <mode>/<outcome>" → *atomic.Uint64
+
+func countMocked(service, method, mode, outcome string) {
+	mockedTotal.WithLabelValues(service, method, mode, outcome).Inc()
+	k := service + "." + method + " " + mode + "/" + outcome
+	v, ok := mockedCounts.Load(k)
+	if !ok {
+		v, _ = mockedCounts.LoadOrStore(k, new(atomic.Uint64))
+	}
+	v.(*atomic.Uint64).Add(1)
+}
+
+// Mocked returns the calls answered by service downgrade since start, by
+// "<service>.<method> <mode>/<outcome>" (mode force or fail; outcome
+// value, business or error).
+func Mocked() map[string]uint64 {
+	out := map[string]uint64{}
+	mockedCounts.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Uint64).Load()
+		return true
+	})
+	return out
 }

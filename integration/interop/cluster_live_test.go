@@ -86,15 +86,16 @@ func (f *clusterFleet) javaCall(token, rest string) (int, string) {
 	return f.count(token), msg
 }
 
-// TestClusterLiveParity (issue 24): with Admin's configurator
-// {timeout: 300, retries: 2} on the consumer application and the two Go
-// providers disabled, a Java provider's business exception
-// (IllegalStateException) is tried once by both consumers, and a call every
-// provider fails (700 ms > 300 ms) three times by both. Then with the Java
-// providers disabled instead, a Go provider's business error: dubboroute
-// tries it once; Java 3.3.6 retries it (pinned divergence: Java cannot
-// decode the java.lang.Throwable dubbo-go v3.3.2 providers write, and fails
-// the call with "Failed to invoke remote method").
+// TestClusterLiveParity (issue 24): Admin's configurator
+// {timeout: 1000, retries: 2} on the consumer application:
+//   - a call every provider fails (1,500 ms > 1,000 ms) is tried three
+//     times by both consumers (on three of the four providers);
+//   - with the Go providers disabled, a Java provider's business exception
+//     (IllegalStateException) is tried once by both;
+//   - with the Java providers disabled, a Go provider's business error:
+//     dubboroute tries it once; Java 3.3.6 retries it (pinned divergence:
+//     Java fails the call with "Failed to invoke remote method" on the
+//     java.lang.Throwable dubbo-go v3.3.2 providers write).
 func TestClusterLiveParity(t *testing.T) {
 	f := startClusterFleet(t, "demo-consumer-cluster")
 	key := f.app + ".configurators"
@@ -105,7 +106,7 @@ func TestClusterLiveParity(t *testing.T) {
 		}
 		return fmt.Sprintf("- type: disabled\n  enabled: true\n  side: consumer\n  providerAddresses: [%s]\n  parameters: {disabled: \"true\"}\n", strings.Join(addrs, ", "))
 	}
-	retries := "- side: consumer\n  parameters: {timeout: \"300\", retries: \"2\"}\n"
+	retries := "- side: consumer\n  parameters: {timeout: \"1000\", retries: \"2\"}\n"
 	only := func(ports ...int) func([]javaInvoker) bool {
 		return func(invs []javaInvoker) bool {
 			got := invokerPorts(invs)
@@ -122,24 +123,22 @@ func TestClusterLiveParity(t *testing.T) {
 			return len(invs) == len(ports)
 		}
 	}
-
-	// 1. Java providers only.
-	f.put(key, "application", f.app, retries+disable(f.g1, f.g2))
-	f.js.await("Java providers only, retries 2", only(f.j1, f.j2))
-	for i := 0; i < 2; i++ {
-		gn, gerr := f.goCall(fmt.Sprintf("gobiz%d", i), "throw")
-		jn, jerr := f.javaCall(fmt.Sprintf("jbiz%d", i), "throw")
-		t.Logf("Java provider's business exception: Go %d attempt(s) (%.200s), Java %d attempt(s) (%.200s)", gn, gerr, jn, jerr)
-		if gn != 1 || jn != 1 {
-			t.Errorf("business exception with retries 2: Go %d, Java %d attempts, want 1 on both", gn, jn)
-		}
-		if !strings.Contains(gerr, "business failure") || !strings.Contains(jerr, "business failure") {
-			t.Errorf("business exception: Go %q, Java %q, want the provider's exception on both", gerr, jerr)
+	// Warm every provider's exception path (a cold JVM can take longer
+	// than the timeout on its first exception), uncounted.
+	warm := func() {
+		for i := 0; i < 8; i++ {
+			f.goCall(fmt.Sprintf("warm-go-%d-%d", f.seen[key], i), "throw")
+			f.javaCall(fmt.Sprintf("warm-java-%d-%d", f.seen[key], i), "throw")
 		}
 	}
-	gn, gerr := f.goCall("gofail", "sleep-ms=700")
-	jn, jerr := f.javaCall("jfail", "sleep-ms=700")
-	t.Logf("failed call: Go %d attempts (%.200s), Java %d attempts (%.200s)", gn, gerr, jn, jerr)
+
+	// 1. All four providers, every one too slow.
+	f.put(key, "application", f.app, retries)
+	f.js.await("retries 2", only(f.j1, f.j2, f.g1, f.g2))
+	warm()
+	gn, gerr := f.goCall("gofail", "sleep-ms=1500")
+	jn, jerr := f.javaCall("jfail", "sleep-ms=1500")
+	t.Logf("failed call: Go %d attempts (%.600s), Java %d attempts (%.200s)", gn, gerr, jn, jerr)
 	if gn != 3 || jn != 3 {
 		t.Errorf("failing call with retries 2: Go %d, Java %d attempts, want 3 on both", gn, jn)
 	}
@@ -147,9 +146,26 @@ func TestClusterLiveParity(t *testing.T) {
 		t.Errorf("failing call: Go %q, Java %q, want a failure after three tries on both", gerr, jerr)
 	}
 
-	// 2. Go providers only: a dubbo-go provider's error.
+	// 2. Java providers only: a Java provider's business exception.
+	f.put(key, "application", f.app, retries+disable(f.g1, f.g2))
+	f.js.await("Java providers only, retries 2", only(f.j1, f.j2))
+	warm()
+	for i := 0; i < 2; i++ {
+		gn, gerr := f.goCall(fmt.Sprintf("gobiz%d", i), "throw")
+		jn, jerr := f.javaCall(fmt.Sprintf("jbiz%d", i), "throw")
+		t.Logf("Java provider's business exception: Go %d attempt(s) (%.300s), Java %d attempt(s) (%.200s)", gn, gerr, jn, jerr)
+		if gn != 1 || jn != 1 {
+			t.Errorf("business exception with retries 2: Go %d, Java %d attempts, want 1 on both", gn, jn)
+		}
+		if !strings.Contains(gerr, "business failure") || !strings.Contains(jerr, "business failure") {
+			t.Errorf("business exception: Go %q, Java %q, want the provider's exception on both", gerr, jerr)
+		}
+	}
+
+	// 3. Go providers only: a dubbo-go provider's business error.
 	f.put(key, "application", f.app, retries+disable(f.j1, f.j2))
 	f.js.await("Go providers only, retries 2", only(f.g1, f.g2))
+	warm()
 	gn, gerr = f.goCall("gogobiz", "throw")
 	jn, jerr = f.javaCall("jgobiz", "throw")
 	t.Logf("Go provider's business error: Go %d attempt(s) (%.200s), Java %d attempt(s) (%.300s)", gn, gerr, jn, jerr)

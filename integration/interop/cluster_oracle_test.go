@@ -3,6 +3,7 @@ package interop
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -37,6 +38,10 @@ func TestClusterOracleDifferential(t *testing.T) {
 	n := envInt(t, envClusterCases, defaultClusterCases)
 	seed := uint64(envInt(t, envClusterSeed, defaultClusterSeed))
 	cases := GenerateCluster(n, seed)
+	known := readKnownCluster(t)
+	for _, k := range known {
+		cases = append(cases, k.Case)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -55,6 +60,15 @@ func TestClusterOracleDifferential(t *testing.T) {
 			continue
 		}
 		g := EvalCluster(c)
+		if i >= n {
+			// A pinned divergence fixture: it must still be that divergence.
+			k := known[i-n]
+			before := pinned[k.ID]
+			if why := clusterDiff(c, &java[i], &g); why != "" || pinned[k.ID] == before {
+				t.Errorf("known divergence %s (%s) no longer reproduces as pinned (%s)\njava: %s\ngo:   %s", k.Case.ID, k.ID, why, mustJSON(java[i]), mustJSON(g))
+			}
+			continue
+		}
 		for k := range java[i].Calls {
 			stats[c.Strategy+"/"+java[i].Calls[k].Kind]++
 			if c.Params["mock"] != "" || c.Params[c.Method+".mock"] != "" {
@@ -82,6 +96,34 @@ func TestClusterOracleDifferential(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d cases differ from Java", bad, n)
 	}
+}
+
+// knownCluster is a line of testdata/known-cluster-divergences.jsonl: a
+// case that shows a pinned divergence (ID names its class in clusterDiff).
+type knownCluster struct {
+	ID    string      `json:"id"`
+	Case  ClusterCase `json:"case"`
+	Found string      `json:"found"`
+}
+
+func readKnownCluster(t *testing.T) []knownCluster {
+	t.Helper()
+	b, err := os.ReadFile("testdata/known-cluster-divergences.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []knownCluster
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var k knownCluster
+		if err := json.Unmarshal([]byte(l), &k); err != nil {
+			t.Fatalf("known-cluster-divergences.jsonl: %v: %s", err, l)
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 func mustJSON(v any) string {

@@ -86,7 +86,7 @@ func (f *clusterFleet) javaCall(token, rest string) (int, string) {
 	return f.count(token), msg
 }
 
-// TestClusterLiveParity (issue 24): Admin's configurator
+// clusterAttempts (issue 24): Admin's configurator
 // {timeout: 1000, retries: 2} on the consumer application:
 //   - a call every provider fails (1,500 ms > 1,000 ms) is tried three
 //     times by both consumers (on three of the four providers);
@@ -96,8 +96,7 @@ func (f *clusterFleet) javaCall(token, rest string) (int, string) {
 //     dubboroute tries it once; Java 3.3.6 retries it (pinned divergence:
 //     Java fails the call with "Failed to invoke remote method" on the
 //     java.lang.Throwable dubbo-go v3.3.2 providers write).
-func TestClusterLiveParity(t *testing.T) {
-	f := startClusterFleet(t, "demo-consumer-cluster")
+func clusterAttempts(t *testing.T, f *clusterFleet) {
 	key := f.app + ".configurators"
 	disable := func(ports ...int) string {
 		var addrs []string
@@ -175,13 +174,31 @@ func TestClusterLiveParity(t *testing.T) {
 	if jn != 3 {
 		t.Errorf("Go provider's business error: Java made %d attempts; the pinned divergence says 3 (Java retries what it cannot decode): re-check it", jn)
 	}
+	if err := f.rules.Delete(key); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.WaitLog(30*time.Second, "rule key="+key+" deleted"); err != nil {
+		t.Fatal(err)
+	}
+	f.js.await("the delete", func(invs []javaInvoker) bool { return len(invs) == 4 })
 }
 
-// TestMockLiveParity (issue 24): Dubbo Admin's service downgrade
-// (mock: force:return null in <service>.configurators) keeps every call of
-// both consumers off the providers; deleting it restores the calls.
+// TestMockLiveParity (issue 24), one fleet for both parts (one ZooKeeper,
+// two Java and two Go providers, a Go and a Java consumer):
+//   - attempts: a business exception is tried once, a failed call three
+//     times, by both consumers (see clusterAttempts);
+//   - mock: Dubbo Admin's service downgrade (mock: force:return null in
+//     <service>.configurators) keeps every call of both consumers off the
+//     providers; deleting it restores the calls.
 func TestMockLiveParity(t *testing.T) {
-	f := startClusterFleet(t, "demo-consumer-mock")
+	f := startClusterFleet(t, "demo-consumer-cluster")
+	// Sequential parts, not subtests: the fleet's helpers fail the test
+	// that started it.
+	clusterAttempts(t, f)
+	mockDowngrade(t, f)
+}
+
+func mockDowngrade(t *testing.T, f *clusterFleet) {
 	key := api.Interface + "::.configurators"
 	f.put(key, "service", api.Interface, "- side: consumer\n  parameters: {mock: \"force:return null\"}\n")
 	// The Java consumer applies the configurator asynchronously: wait until

@@ -15,6 +15,12 @@
 //     lock-free), the "gray" load balancer (loadbalance/gray), the
 //     consumer's load balancer winning over the provider's (dubbo-go issue
 //     #2864), rules per chain slot, configurators, and inspection.
+//   - extension/balancers: Java Dubbo 3.3's load balancers (package
+//     loadbalance/...) under Java's names and dubbo-go's (random,
+//     roundrobin, leastactive, shortestresponse, consistenthash, adaptive;
+//     consistenthashing, p2c, iwrr, aliasmethod), planned once per routed
+//     set; a balancer name nobody registered falls back to random instead
+//     of panicking in dubbo-go's lookup.
 //   - extension/discovery: how provider lists reach the chain. Empty
 //     protection and the delete grace, providers dubbo-go drops before
 //     routing, application-level discovery as Java's APPLICATION_FIRST

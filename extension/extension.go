@@ -6,6 +6,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	"github.com/prometheus/client_golang/prometheus"
 
+	_ "github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
 	"github.com/dubboroute/dubboroute/extension/consumer"
 	"github.com/dubboroute/dubboroute/extension/discovery"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"

@@ -18,6 +18,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 	"github.com/dubboroute/dubboroute/extension/discovery"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
@@ -119,7 +120,7 @@ func newBinding(u *common.URL) *Binding {
 		iface:       consumer.Interface(),
 		consumer:    consumer,
 		consumerApp: consumer.Application(),
-		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
+		lb:          resolveLB(ref.GetParam(constant.LoadbalanceKey, "")),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
 		configured:  map[base.Invoker]*cfgInvoker{},
@@ -326,10 +327,10 @@ func (b *Binding) switchProviderApp(app string) {
 // under its lock, off the hot path.
 func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
 	if b.lb == "" {
-		return ivk
+		return b.knownLB(ivk)
 	}
 	if c, ok := ivk.(*cfgInvoker); ok && c.lb {
-		return ivk // a configured loadbalance wins over the consumer's, as in Java
+		return b.knownLB(ivk) // a configured loadbalance wins over the consumer's, as in Java
 	}
 	u := ivk.GetURL()
 	if u == nil || (u.GetParam(constant.LoadbalanceKey, "") == b.lb && !hasMethodLB(u)) {
@@ -342,6 +343,55 @@ func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
 	nu.SetParam(constant.LoadbalanceKey, b.lb)
 	for _, m := range u.Methods {
 		nu.DelParam("methods." + m + "." + constant.LoadbalanceKey)
+	}
+	a := &lbInvoker{Invoker: ivk, url: nu}
+	b.adapted[ivk] = a
+	return a
+}
+
+// resolveLB is a configured balancer name dubbo-go's lookup will find:
+// an unknown one becomes Java's default (balancers.Resolve warns, counts
+// and remembers it for lint). dubbo-go's extension.GetLoadbalance panics
+// on a name it lacks, e.g. a Java provider's or Admin's "consistenthash"
+// before it was registered, or a typo.
+func resolveLB(name string) string {
+	if name == "" {
+		return ""
+	}
+	return balancers.Resolve(name)
+}
+
+// knownLB returns ivk, or a view of it whose URL names only registered
+// balancers when a provider or configurator published an unknown one.
+func (b *Binding) knownLB(ivk base.Invoker) base.Invoker {
+	u := ivk.GetURL()
+	if u == nil {
+		return ivk
+	}
+	bad := false
+	if n := u.GetParam(constant.LoadbalanceKey, ""); n != "" && balancers.Resolve(n) != n {
+		bad = true
+	}
+	for _, m := range u.Methods {
+		if n := u.GetParam("methods."+m+"."+constant.LoadbalanceKey, ""); n != "" && balancers.Resolve(n) != n {
+			bad = true
+		}
+	}
+	if !bad {
+		return ivk
+	}
+	if a, ok := b.adapted[ivk]; ok && a.GetURL().Location == u.Location {
+		return a
+	}
+	nu := u.Clone()
+	if n := u.GetParam(constant.LoadbalanceKey, ""); n != "" {
+		nu.SetParam(constant.LoadbalanceKey, balancers.Resolve(n))
+	}
+	for _, m := range u.Methods {
+		k := "methods." + m + "." + constant.LoadbalanceKey
+		if n := u.GetParam(k, ""); n != "" {
+			nu.SetParam(k, balancers.Resolve(n))
+		}
 	}
 	a := &lbInvoker{Invoker: ivk, url: nu}
 	b.adapted[ivk] = a

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 
@@ -79,6 +80,9 @@ func (p *providerProtocol) GetRegistries() []registry.Registry {
 
 // Export implements base.Protocol.
 func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
+	if u := invoker.GetURL(); u != nil && u.SubURL != nil {
+		JavaTimestamp(u.SubURL)
+	}
 	exp := p.Protocol.Export(invoker)
 	if exp == nil || invoker == nil || invoker.GetURL() == nil || invoker.GetURL().SubURL == nil {
 		return exp
@@ -119,6 +123,26 @@ func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
 	p.exports = append(p.exports, pe)
 	p.mu.Unlock()
 	return exp
+}
+
+// JavaTimestamp rewrites a provider URL's timestamp from the seconds
+// dubbo-go v3.3.2 publishes (server/action.go: time.Now().Unix()) to the
+// milliseconds Java Dubbo publishes and reads: Java's
+// AbstractLoadBalance.getWeight takes now (ms) minus timestamp as the
+// uptime, so a seconds value reads as 55 years of uptime and a Go provider
+// never warms up for a Java consumer (nor for dubboroute's balancers,
+// which read it as Java does). A value already in milliseconds (at least
+// 10^11, i.e. after 1973 in ms and after the year 5000 in seconds) is kept.
+func JavaTimestamp(u *common.URL) {
+	v := u.GetParam(constant.TimestampKey, "")
+	if v == "" {
+		return
+	}
+	ts, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ts <= 0 || ts >= 100_000_000_000 {
+		return
+	}
+	u.SetParam(constant.TimestampKey, strconv.FormatInt(ts*1000, 10))
 }
 
 // registryFor finds the registry dubbo-go registered the provider with.

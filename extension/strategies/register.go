@@ -12,7 +12,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"github.com/dubbogo/gost/log/logger"
 
-	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/random"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 )
 
 // Strategy names: Java's, and dubbo-go's where they differ.
@@ -96,37 +96,13 @@ func EnsureCluster(u *common.URL, wrap func(name string, c dgcluster.Cluster) dg
 	}
 }
 
-// LoadBalance returns dubbo-go's balancer of a name without panicking: an
-// unknown name gets random (Java's default) with one warning and a metric.
+// LoadBalance returns the balancer of a name without panicking
+// (extension/balancers, the one list of balancer names: Java's names,
+// dubbo-go's aliases, an unknown name gets Java's default with a warning
+// and a metric).
 func LoadBalance(name string) loadbalance.LoadBalance {
 	if name == "" {
 		name = constant.LoadBalanceKeyRandom
 	}
-	if lb := lookupLB(name); lb != nil {
-		return lb
-	}
-	warnOnce("loadbalance", name, constant.LoadBalanceKeyRandom)
-	if lb := lookupLB(constant.LoadBalanceKeyRandom); lb != nil {
-		return lb
-	}
-	return firstLB{}
-}
-
-func lookupLB(name string) (lb loadbalance.LoadBalance) {
-	defer func() {
-		if recover() != nil {
-			lb = nil
-		}
-	}()
-	return dgext.GetLoadbalance(name)
-}
-
-// firstLB picks the first invoker (only when not even random exists).
-type firstLB struct{}
-
-func (firstLB) Select(invokers []base.Invoker, _ base.Invocation) base.Invoker {
-	if len(invokers) == 0 {
-		return nil
-	}
-	return invokers[0]
+	return balancers.Get(name)
 }

@@ -5,6 +5,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 	"github.com/dubboroute/dubboroute/extension/strategies"
 )
 
@@ -41,7 +42,8 @@ var (
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	return append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, strategies.Collectors()...)
+	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
+	return append(out, strategies.Collectors()...)
 }
 
 // ChainMetrics is a cluster.Observer with every counter resolved up front,

@@ -1,4 +1,4 @@
-package yamllimit
+package javayaml
 
 import (
 	"errors"

@@ -88,12 +88,7 @@ func RegisterProviderSource(protocol string, s ProviderSource) {
 func RuleSourceFor(u *common.URL) RuleSource {
 	sources.RLock()
 	defer sources.RUnlock()
-	for _, p := range protocolsOf(u) {
-		if s, ok := sources.rules[p]; ok {
-			return s
-		}
-	}
-	return nil
+	return lookup(sources.rules, u)
 }
 
 // ProviderSourceFor returns the provider source registered for a registry
@@ -103,12 +98,19 @@ func RuleSourceFor(u *common.URL) RuleSource {
 func ProviderSourceFor(u *common.URL) ProviderSource {
 	sources.RLock()
 	defer sources.RUnlock()
+	return lookup(sources.providers, u)
+}
+
+// lookup finds the source of u's protocol, else of its "registry"
+// parameter (the zero value if none); sources is read-locked.
+func lookup[S any](m map[string]S, u *common.URL) S {
 	for _, p := range protocolsOf(u) {
-		if s, ok := sources.providers[p]; ok {
+		if s, ok := m[p]; ok {
 			return s
 		}
 	}
-	return nil
+	var none S
+	return none
 }
 
 // Registered lists the protocols with a rule source and those with a

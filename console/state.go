@@ -28,7 +28,10 @@ type State struct {
 	References  []Reference       `json:"references"`
 	Rules       []Rule            `json:"rules"`
 	GrayPicks   map[string]uint64 `json:"gray_picks"`
-	Holds       []Hold            `json:"holds"`
+	// Mocked counts the calls answered by service downgrade (mock), by
+	// "<service>.<method> <mode>/<outcome>".
+	Mocked map[string]uint64 `json:"mocked_calls"`
+	Holds  []Hold            `json:"holds"`
 }
 
 // ChainEntry is one stage of the chain, in call order.
@@ -242,7 +245,7 @@ func findRef(id string) (ref, bool) {
 // collect reads the process's routing state.
 func collect(now time.Time) *State {
 	st := &State{Schema: Schema, GeneratedAt: now, ChainOrder: chainOrder(), References: []Reference{},
-		Rules: []Rule{}, GrayPicks: extension.GrayPicks(), Holds: []Hold{}}
+		Rules: []Rule{}, GrayPicks: extension.GrayPicks(), Mocked: extension.Mocked(), Holds: []Hold{}}
 	holds := extension.Holds()
 	for _, h := range holds {
 		st.Holds = append(st.Holds, Hold{Interface: h.Interface, Address: h.Address, State: h.State, Since: h.Since, URL: RedactURL(h.URL)})

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
 	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
@@ -416,5 +417,46 @@ func TestProviderChurn(t *testing.T) {
 	only(t, "gray user, p2 back", ports(t, 5, queryByName(c, gray)), p2)
 	if _, tr := b.Explain("queryByName", []any{"Go"}, nil); tr.Steps[0].In != 3 {
 		t.Errorf("trace after return: %s", tr)
+	}
+}
+
+// TestEveryBalancerNameOverRPC: Java's balancer names, dubbo-go's and a
+// name nobody registered all serve calls (dubbo-go v3.3.2 panics on
+// consistenthash, shortestresponse, adaptive and any unknown name), and
+// consistenthash keeps one key on one provider, also when Admin's
+// configurator sets it on the consumer application.
+func TestEveryBalancerNameOverRPC(t *testing.T) {
+	for i, name := range []string{"consistenthash", "shortestresponse", "adaptive", "roundrobin", "leastactive",
+		"consistenthashing", "p2c", "iwrr", "aliasmethod", "no-such-balancer"} {
+		c := newConsumer(t, consumer.Options{App: "demo-consumer-lb" + strconv.Itoa(i), LoadBalance: name})
+		got := ports(t, 12, queryByName(c, nil))
+		if got["err"] != 0 {
+			t.Errorf("%s: calls failed: %v", name, got)
+		}
+		if strings.HasPrefix(name, "consistenthash") && len(got) != 1 {
+			t.Errorf("%s: one key reached %v", name, got)
+		}
+		if name == "roundrobin" && len(got) < 2 {
+			t.Fatalf("roundrobin reached only %v: one provider eligible, the consistenthash checks prove nothing", got)
+		}
+	}
+	app := "demo-consumer-lbcfg"
+	key := app + ".configurators"
+	cleanup(t, key)
+	c := newConsumer(t, consumer.Options{App: app})
+	memory.PutRule(key, "configVersion: v3.0\nscope: application\nkey: "+app+"\nenabled: true\nconfigs:\n  - side: consumer\n    parameters:\n      loadbalance: consistenthash\n")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := ports(t, 12, queryByName(c, nil))
+		if got["err"] != 0 {
+			t.Fatalf("configurator loadbalance: consistenthash: calls failed: %v", got)
+		}
+		if len(got) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("configurator loadbalance: consistenthash: one key still spread over %v", got)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

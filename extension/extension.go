@@ -14,6 +14,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/lane"
 	"github.com/dubboroute/dubboroute/extension/provider"
+	"github.com/dubboroute/dubboroute/extension/strategies"
 	"github.com/dubboroute/dubboroute/extension/zookeeper"
 	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
 	"github.com/dubboroute/dubboroute/rules"
@@ -139,6 +140,10 @@ func Collectors() []prometheus.Collector { return metrics.Collectors() }
 // GrayPicks reads the gray balancer's pick counters by class (gray,
 // normal, single), process-wide.
 func GrayPicks() map[string]uint64 { return metrics.GrayPicks() }
+
+// Mocked returns the calls answered by service downgrade (mock) since
+// start, by "<service>.<method> <mode>/<outcome>".
+func Mocked() map[string]uint64 { return strategies.Mocked() }
 
 // Discovery (extension/discovery).
 

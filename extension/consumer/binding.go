@@ -518,6 +518,10 @@ func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
 // Binding returns the binding behind the chain.
 func (c *dgChain) Binding() *Binding { return c.b }
 
+// ClusterChain returns the chain (extension/strategies reads the
+// configured consumer URL from its snapshot).
+func (c *dgChain) ClusterChain() *cluster.Chain { return c.b.chain }
+
 // Consumer is the consumer URL the binding's routers see (the
 // reference's parameters as dubbo-go's registry directory builds them).
 func (b *Binding) Consumer() *router.URL { return b.consumer }

@@ -36,6 +36,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/lane"
+	"github.com/dubboroute/dubboroute/extension/strategies"
 	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
 )
 
@@ -59,6 +60,9 @@ func registerInstall() {
 	// reference when no script rule exists).
 	dgext.SetRouterFactory(constant.ScriptRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	for _, name := range ClusterNames {
+		if strategies.Strategy(name) != "" {
+			continue // dubboroute's own strategy, registered below
+		}
 		inner, err := dgext.GetCluster(name)
 		if err != nil || inner == nil {
 			logger.Warnf("[dubboroute] cluster %s not available: %v", name, err)
@@ -66,6 +70,9 @@ func registerInstall() {
 		}
 		dgext.SetCluster(name, func() dgcluster.Cluster { return &clusterWrapper{name: name, inner: inner} })
 	}
+	// dubboroute's cluster strategies (Java 3.3.6's semantics and mock),
+	// under Java's names and dubbo-go's, behind the same chain install.
+	strategies.Register(wrapCluster)
 	// Registry directories get dubboroute's chain as soon as dubbo-go has
 	// built them, before their subscription goroutine starts (swapping later
 	// would race with it: base.Directory.RouterChain reads without a lock).
@@ -77,11 +84,17 @@ func registerInstall() {
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }
 
+// wrapCluster puts a cluster behind the chain install and lanes.
+func wrapCluster(name string, c dgcluster.Cluster) dgcluster.Cluster {
+	return &clusterWrapper{name: name, inner: c}
+}
+
 // installing makes a directory constructor install the binding's chain in
 // every directory it builds.
 func installing(newDir discovery.DirFactory) discovery.DirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
 		warmProtocols.Do(warmProtocolSingletons)
+		strategies.EnsureCluster(u, wrapCluster) // unknown cluster names: failover, not a nil invoker
 		dir, err := newDir(u, r)
 		if err == nil && dir != nil {
 			Install(dir)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dubboroute/dubboroute/cluster/mock"
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
@@ -38,7 +39,50 @@ type Explanation struct {
 	// configurators that applied and the parameters they changed, or that
 	// they left the provider out.
 	Configured []ConfiguredInfo `json:"configured,omitempty"`
+	// Mock is the service downgrade the configured consumer URL asks for
+	// this method (nil: none), as Java's MockClusterInvoker reads it.
+	Mock *MockInfo `json:"mock,omitempty"`
 }
+
+// MockInfo says how a call is downgraded.
+type MockInfo struct {
+	// Value is the mock parameter in force (<method>.mock or mock).
+	Value string `json:"value"`
+	// Mode is force (no provider is called) or fail (only failed calls).
+	Mode string `json:"mode"`
+	// Action is what the mock does: return <value>, throw [<class>] or the
+	// mock implementation called.
+	Action string `json:"action"`
+}
+
+// mockInfo reads the consumer URL's mock for method.
+func mockInfo(consumer *router.URL, method string) *MockInfo {
+	if consumer == nil {
+		return nil
+	}
+	v := mock.ValueOf(urlParams{consumer}, method)
+	mode := mock.ModeOf(v)
+	if mode == mock.None {
+		return nil
+	}
+	mi := &MockInfo{Value: v, Mode: mode.String()}
+	a, err := mock.Parse(v)
+	switch {
+	case err != nil:
+		mi.Action = "invalid: " + err.Error()
+	case a.Kind == mock.Return:
+		mi.Action = "return " + a.Text
+	case a.Kind == mock.Throw:
+		mi.Action = strings.TrimSpace("throw " + a.Text)
+	default:
+		mi.Action = "mock implementation " + a.Text
+	}
+	return mi
+}
+
+type urlParams struct{ u *router.URL }
+
+func (p urlParams) Param(k string) string { return p.u.Params.Value(k) }
 
 // ConfiguredInfo is what the configurators did to one provider (or to the
 // consumer URL).
@@ -357,6 +401,11 @@ func explainCase(c *Case, infos []RuleInfo, rnd router.Rand, now func() time.Tim
 		ex.Attach = append(ex.Attach, k+"="+v)
 	}
 	ex.Configured = p.configuredInfo()
+	consumer := p.consumer
+	if p.snap != nil && p.snap.Consumer != nil {
+		consumer = p.snap.Consumer
+	}
+	ex.Mock = mockInfo(consumer, p.call.Method)
 	if p.gray != nil && !set.Empty() {
 		var eligible []*router.URL
 		var ids []string
@@ -417,6 +466,13 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 			sort.Strings(ps)
 			fmt.Fprintf(w, "  %-16s %s%s  %s\n", ci.ID, what, strings.Join(ps, " "), paint(color, cDim, "by "+strings.Join(ci.By, ", ")))
 		}
+	}
+	if m := ex.Mock; m != nil {
+		what := "only failed calls are mocked"
+		if m.Mode == "force" {
+			what = "no provider is called"
+		}
+		fmt.Fprintf(w, "%s %s: %s (%s; mock=%s)\n", bold("mock"), paint(color, cYellow, m.Mode), m.Action, what, m.Value)
 	}
 	fmt.Fprintf(w, "%s\n", bold("route"))
 	WriteTrace(w, color, ex.Trace)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/extension/balancers"
+	"github.com/dubboroute/dubboroute/extension/strategies"
 )
 
 var (
@@ -41,7 +42,8 @@ var (
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	return append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
+	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
+	return append(out, strategies.Collectors()...)
 }
 
 // ChainMetrics is a cluster.Observer with every counter resolved up front,

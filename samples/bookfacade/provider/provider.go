@@ -111,6 +111,17 @@ func (b BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
 // JSON object of the string attachments the call arrived with (as the
 // protocol delivered them).
 func (b BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
+	// "count:<token>:<rest>" appends a line to $DUBBOROUTE_CALLS_DIR/<token>
+	// (so a test counts the attempts a consumer made across providers),
+	// then answers <rest>; a <rest> of "throw" fails with a business error.
+	if rest, ok := strings.CutPrefix(name, "count:"); ok {
+		token, after, _ := strings.Cut(rest, ":")
+		api.CountCall(token)
+		name = after
+		if name == "throw" {
+			return nil, fmt.Errorf("business failure served by %d", b.servingPort(ctx))
+		}
+	}
 	if ms, ok := strings.CutPrefix(name, "sleep-ms="); ok {
 		if n, err := strconv.Atoi(ms); err == nil && n > 0 {
 			time.Sleep(time.Duration(min(n, 5000)) * time.Millisecond)

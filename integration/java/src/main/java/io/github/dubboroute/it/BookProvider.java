@@ -54,6 +54,18 @@ public final class BookProvider {
 
         @Override
         public Book queryByName(String name) {
+            // "count:<token>:<rest>" appends a line to $DUBBOROUTE_CALLS_DIR/<token> (a test counts the attempts
+            // consumers made across providers), then answers <rest>; "throw" throws a business exception.
+            if (name != null && name.startsWith("count:")) {
+                String rest = name.substring(6);
+                int colon = rest.indexOf(':');
+                String token = colon < 0 ? rest : rest.substring(0, colon);
+                name = colon < 0 ? "" : rest.substring(colon + 1);
+                countCall(token);
+                if ("throw".equals(name)) {
+                    throw new IllegalStateException("business failure " + servedBy);
+                }
+            }
             // "sleep-ms=N" answers after N ms (at most 5 s): a slow call for timeout tests.
             if (name != null && name.startsWith("sleep-ms=")) {
                 try {
@@ -66,6 +78,19 @@ public final class BookProvider {
                 return new Book(new Gson().toJson(EchoAttachmentsFilter.serving()), servedBy);
             }
             return new Book(name, servedBy);
+        }
+    }
+
+    static synchronized void countCall(String token) {
+        String dir = System.getenv("DUBBOROUTE_CALLS_DIR");
+        if (dir == null || dir.isEmpty() || token.isEmpty() || token.contains("/") || token.contains("\\") || token.startsWith(".")) {
+            return;
+        }
+        try {
+            java.nio.file.Files.write(java.nio.file.Paths.get(dir, token), "java\n".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        } catch (java.io.IOException e) {
+            // counting is best effort
         }
     }
 

@@ -1,0 +1,18 @@
+// Package strategies registers dubboroute's cluster strategies into
+// dubbo-go v3.3.2's extension registry under Java's names and dubbo-go's
+// (failover, failfast, failsafe, failback, forking, broadcast, available,
+// zone-aware/zoneAware, mergeable), each wrapped in Java's
+// MockClusterInvoker (service downgrade), so that a dubbo-go consumer
+// retries, fails over and downgrades exactly as a Java Dubbo 3.3.6 consumer
+// of the same configuration.
+//
+// Routing stays dubboroute's chain (Directory.List); settings come from the
+// configured consumer URL of the chain's snapshot (reference, method
+// parameters, configurators); load balancers are dubbo-go's
+// loadbalance.LoadBalance looked up by name without panicking (an unknown
+// name falls back to random with one warning and a metric). The pure logic
+// lives in cluster/strategy and cluster/mock; this package only adapts
+// dubbo-go's invokers, invocations and results, and classifies a result as
+// Java would (Classify): business exception, RpcException in the result,
+// or failed call.
+package strategies

@@ -1,0 +1,53 @@
+package strategies
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+var (
+	mockedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "mocked_calls_total",
+		Help: "Calls answered by service downgrade (mock), by mode (force, fail) and outcome (value, business, error).",
+	}, []string{"service", "method", "mode", "outcome"})
+	attemptsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "cluster_retries_total",
+		Help: "Provider calls a cluster strategy made beyond the first of a call (failover retries, forks, broadcast calls).",
+	}, []string{"service", "strategy"})
+	unknownNamesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "unknown_extension_names_total",
+		Help: "Lookups of a cluster or load balancer name dubbo-go has not registered, answered with Java's default (failover, random).",
+	}, []string{"kind", "name"})
+)
+
+// Collectors are this package's Prometheus collectors.
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{mockedTotal, attemptsTotal, unknownNamesTotal}
+}
+
+// mockedCounts mirrors mocked_calls_total for the console.
+var mockedCounts sync.Map // "<service>.<method> <mode>/<outcome>" → *atomic.Uint64
+
+func countMocked(service, method, mode, outcome string) {
+	mockedTotal.WithLabelValues(service, method, mode, outcome).Inc()
+	k := service + "." + method + " " + mode + "/" + outcome
+	v, ok := mockedCounts.Load(k)
+	if !ok {
+		v, _ = mockedCounts.LoadOrStore(k, new(atomic.Uint64))
+	}
+	v.(*atomic.Uint64).Add(1)
+}
+
+// Mocked returns the calls answered by service downgrade since start, by
+// "<service>.<method> <mode>/<outcome>" (mode force or fail; outcome
+// value, business or error).
+func Mocked() map[string]uint64 {
+	out := map[string]uint64{}
+	mockedCounts.Range(func(k, v any) bool {
+		out[k.(string)] = v.(*atomic.Uint64).Load()
+		return true
+	})
+	return out
+}

@@ -29,7 +29,7 @@ func (c *Client) PutData(ctx context.Context, path string, data []byte) error {
 
 // DeleteData deletes a node; a missing node is not an error.
 func (c *Client) DeleteData(ctx context.Context, path string) error {
-	err := c.do(ctx, func() error { return c.conn.Delete(path, -1) })
+	err := c.do(ctx, func() error { return c.authErr("delete", path, c.conn.Delete(path, -1)) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper: delete %s: %w", path, err)
 	}
@@ -44,7 +44,7 @@ func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, er
 	err := c.do(ctx, func() error {
 		var err error
 		data, stat, err = c.conn.Get(path)
-		return err
+		return c.authErr("read", path, err)
 	})
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil, ErrNotFound
@@ -67,7 +67,7 @@ func (c *Client) putData(ctx context.Context, path string, data []byte) (int32, 
 				return nil
 			}
 			if !errors.Is(err, zk.ErrNoNode) {
-				return err
+				return c.authErr("write", path, err)
 			}
 			if err := c.createParents(path); err != nil {
 				return err
@@ -78,7 +78,7 @@ func (c *Client) putData(ctx context.Context, path string, data []byte) (int32, 
 				return nil
 			}
 			if !errors.Is(err, zk.ErrNodeExists) {
-				return err
+				return c.authErr("create", path, err)
 			}
 			// Someone else created it in between: set it.
 		}

@@ -150,7 +150,7 @@ func (c *Client) createParents(path string) error {
 		prefix += "/" + p
 		_, err := c.conn.Create(prefix, nil, 0, c.acl)
 		if err != nil && !errors.Is(err, zk.ErrNodeExists) {
-			return fmt.Errorf("create parent %s: %w", prefix, err)
+			return fmt.Errorf("create parent %s: %w", prefix, c.authErr("create", prefix, err))
 		}
 	}
 	return nil
@@ -163,7 +163,7 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("zookeeper: delete rule: %w", err)
 	}
-	err = c.do(ctx, func() error { return c.conn.Delete(path, -1) })
+	err = c.do(ctx, func() error { return c.authErr("delete", path, c.conn.Delete(path, -1)) })
 	if errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper: delete rule %s: %w", path, ErrNotFound)
 	}
@@ -207,6 +207,7 @@ type ruleWatch struct {
 // read reads the node, arms a watch and reports a change if there is one.
 func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	data, stat, ch, err := w.c.conn.GetW(w.path)
+	err = w.c.authErr("read", w.path, err)
 	if errors.Is(err, zk.ErrNoNode) {
 		exists, _, ech, err := w.c.conn.ExistsW(w.path)
 		if err != nil {
@@ -289,9 +290,16 @@ func (c *Client) watchLoop(ctx context.Context, what string, read func() (<-chan
 				return
 			default:
 			}
-			if transient(err) {
+			var ae *AuthError
+			switch {
+			case transient(err):
 				c.log.Debug("zookeeper: watch interrupted, retrying", "watch", what, "err", err)
-			} else {
+			case errors.As(err, &ae):
+				// Not transient, but an operator may fix the ACL or the
+				// credentials: keep trying, slowly and loudly.
+				backoff = maxBackoff
+				c.log.Error("zookeeper: watch refused", "watch", what, "err", err, "retry_in", backoff)
+			default:
 				c.log.Warn("zookeeper: watch failed, retrying", "watch", what, "err", err, "retry_in", backoff)
 			}
 			select {

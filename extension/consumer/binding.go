@@ -3,7 +3,6 @@ package consumer
 import (
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,11 +24,13 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // Binding is dubboroute's state for one consumer reference (one directory):
 // its chain and the rules it subscribes.
 type Binding struct {
+	ref         *assembly.Reference // which keys feed which slots
 	iface       string
 	consumer    *router.URL
 	consumerApp string
@@ -117,6 +118,7 @@ func newBinding(u *common.URL) *Binding {
 	}
 	consumer := consumerView(ref)
 	b := &Binding{
+		ref:         assembly.New(consumer),
 		iface:       consumer.Interface(),
 		consumer:    consumer,
 		consumerApp: consumer.Application(),
@@ -139,24 +141,19 @@ func newBinding(u *common.URL) *Binding {
 	b.statics = staticRules(u, b.iface, b.consumerApp)
 	b.static = b.statics.slots
 	// Java subscribes the service and consumer-app keys when the router is
-	// built (the provider-app keys on the first address notification).
-	svc, c1 := rulestore.Subscribe(rulestore.ServiceRuleKey(consumer), rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotService, r) })
-	app, c2 := rulestore.Subscribe(b.consumerApp+rules.ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) {
-		b.setDynamic(cluster.SlotConsumerApp, r)
-		b.setDynamic(cluster.SlotProviderApp, r) // Java's ProviderAppStateRouter quirk: last changed key wins
-	})
-	b.cancelRef = []func(){c1, c2}
-	// Java 3.3.6 compiles its affinity routers in without registering them;
-	// a consumer runs the service affinity router only when it asks for it.
-	if consumer.Params.Value(AffinityParam) == "true" {
-		key := strings.TrimSuffix(rulestore.ServiceRuleKey(consumer), rules.ConditionSuffix) + rules.AffinitySuffix
-		aff, c3 := rulestore.Subscribe(key, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinity, r) })
-		b.dynamic[cluster.SlotAffinity] = aff
-		b.cancelRef = append(b.cancelRef, c3)
+	// built (the provider-app keys on the first address notification); the
+	// assembly of the reference's rules names them and their slots (the
+	// consumer-app key feeds the provider-app slot too: Java's
+	// ProviderAppStateRouter quirk, last changed key wins). Java 3.3.6
+	// compiles its affinity routers in without registering them; a consumer
+	// runs the service affinity router only when it asks for it.
+	for _, sub := range b.ref.ConsumerSubs() {
+		cur, cancel := rulestore.Subscribe(sub.Key, sub.Kind, b.slotsSetter(sub.Slots))
+		for _, slot := range sub.Slots {
+			b.dynamic[slot] = cur
+		}
+		b.cancelRef = append(b.cancelRef, cancel)
 	}
-	b.dynamic[cluster.SlotService] = svc
-	b.dynamic[cluster.SlotConsumerApp] = app
-	b.dynamic[cluster.SlotProviderApp] = app
 	b.subscribeConfigurators()
 	b.publishRules()
 	bindingsMu.Lock()
@@ -169,7 +166,20 @@ func newBinding(u *common.URL) *Binding {
 // router (order 130, key <interface>:<version>:<group>.affinity-router) in a
 // consumer's chain: dubbo-go YAML params: {dubboroute.affinity: "true"}, or
 // client.WithParam(extension.AffinityParam, "true").
-const AffinityParam = "dubboroute.affinity"
+const AffinityParam = assembly.AffinityParam
+
+// slotsSetter is the subscription callback of a key whose rule goes to
+// slots (nil when it goes to none).
+func (b *Binding) slotsSetter(slots []cluster.Slot) func(cluster.RuleRef) {
+	if len(slots) == 0 {
+		return nil
+	}
+	return func(r cluster.RuleRef) {
+		for _, slot := range slots {
+			b.setDynamic(slot, r)
+		}
+	}
+}
 
 // release ends a binding that routes nothing: its rule subscriptions are
 // cancelled and it leaves Bindings. Used for the chain dubbo-go builds for
@@ -294,29 +304,16 @@ func (b *Binding) switchProviderApp(app string) {
 		b.static[cluster.SlotProviderApp] = b.statics.providerApp[app]
 	}
 	logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, rules.TagSuffix, app, rules.ConditionSuffix, app, rules.GraySuffix)
-	tagRef, c1 := rulestore.Subscribe(app+rules.TagSuffix, rules.KindTag, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotTag, r) })
-	b.dynamic[cluster.SlotTag] = tagRef
-	b.cancelApp = append(b.cancelApp, c1)
-	_, c2 := rulestore.Subscribe(app+rules.GraySuffix, rules.KindGray, nil)
-	b.cancelApp = append(b.cancelApp, c2)
-	// Script rules never route (Java 3.3.6 has no script engine on Java 15+);
-	// subscribing logs why a script rule written there has no effect.
-	_, c4 := rulestore.Subscribe(app+rules.ScriptSuffix, rules.KindScript, nil)
-	b.cancelApp = append(b.cancelApp, c4)
-	if app != b.consumerApp && b.consumer.Params.Value(AffinityParam) == "true" {
-		// dubboroute's provider-application affinity router (order 135).
-		aa, c5 := rulestore.Subscribe(app+rules.AffinitySuffix, rules.KindAffinity, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotAffinityApp, r) })
-		b.dynamic[cluster.SlotAffinityApp] = aa
-		b.cancelApp = append(b.cancelApp, c5)
-	} else {
-		b.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
-	}
-	if app != b.consumerApp {
-		pa, c3 := rulestore.Subscribe(app+rules.ConditionSuffix, rules.KindCondition, func(r cluster.RuleRef) { b.setDynamic(cluster.SlotProviderApp, r) })
-		if !pa.Empty() {
-			b.dynamic[cluster.SlotProviderApp] = pa
+	b.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
+	for _, sub := range b.ref.ProviderAppSubs(app) {
+		cur, cancel := rulestore.Subscribe(sub.Key, sub.Kind, b.slotsSetter(sub.Slots))
+		b.cancelApp = append(b.cancelApp, cancel)
+		if sub.OnlyIfSet && cur.Empty() {
+			continue
 		}
-		b.cancelApp = append(b.cancelApp, c3)
+		for _, slot := range sub.Slots {
+			b.dynamic[slot] = cur
+		}
 	}
 	b.publishRules()
 }
@@ -513,6 +510,15 @@ func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
 
 // Binding returns the binding behind the chain.
 func (c *dgChain) Binding() *Binding { return c.b }
+
+// Consumer is the consumer URL the binding's routers see (the
+// reference's parameters as dubbo-go's registry directory builds them).
+func (b *Binding) Consumer() *router.URL { return b.consumer }
+
+// Release ends the binding: its rule subscriptions are cancelled and it
+// leaves Bindings. For tools and tests that build bindings outside a
+// dubbo-go reference (a reference's binding lives as long as it).
+func (b *Binding) Release() { b.release() }
 
 // ConsumerApp is the consumer application of the binding's reference.
 func (b *Binding) ConsumerApp() string { return b.consumerApp }

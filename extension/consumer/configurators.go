@@ -68,10 +68,10 @@ func (p providerOnly) Configure(*common.URL) {}
 // <interface>:<version>:<group>.configurators and hands the lists to the
 // chain. Called from newBinding.
 func (b *Binding) subscribeConfigurators() {
-	app, _ := rulestore.Subscribe(b.consumerApp+rules.ConfiguratorsSuffix, rules.KindConfigurators, func(r cluster.RuleRef) {
+	appKey, svcKey := b.ref.ConfiguratorKeys()
+	app, _ := rulestore.Subscribe(appKey, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListApp, r)
 	})
-	svcKey := strings.TrimSuffix(rulestore.ServiceRuleKey(b.consumer), rules.ConditionSuffix) + rules.ConfiguratorsSuffix
 	svc, _ := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
 		b.setConfigurators(configurator.ListService, r)
 	})

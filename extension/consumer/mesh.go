@@ -11,6 +11,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // meshSubs are a binding's subscriptions to <app>.MESHAPPRULE: Java's mesh
@@ -52,8 +53,8 @@ func (b *Binding) followMeshApps(invokers []base.Invoker) bool {
 			continue
 		}
 		app := app
-		logger.Infof("[dubboroute] %s: mesh rules of provider application %s (%s%s)", b.iface, app, app, rules.MeshSuffix)
-		ref, cancel := rulestore.Subscribe(app+rules.MeshSuffix, rules.KindMesh, func(r cluster.RuleRef) {
+		logger.Infof("[dubboroute] %s: mesh rules of provider application %s (%s)", b.iface, app, assembly.MeshKey(app))
+		ref, cancel := rulestore.Subscribe(assembly.MeshKey(app), rules.KindMesh, func(r cluster.RuleRef) {
 			b.mu.Lock()
 			defer b.mu.Unlock()
 			if b.mesh.cancel[app] == nil {

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 	"dubbo.apache.org/dubbo-go/v3/registry"
 	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 
 	// dubbo-go's registry protocol registers before it is wrapped.
 	_ "dubbo.apache.org/dubbo-go/v3/registry/protocol"
@@ -77,6 +80,9 @@ type migratingProtocol struct {
 
 // Refer implements base.Protocol.
 func (m *migratingProtocol) Refer(u *common.URL) base.Invoker {
+	if failed := referZooKeeper(u); failed != nil {
+		return failed
+	}
 	if u == nil || u.Protocol != constant.ServiceRegistryProtocol || u.SubURL == nil ||
 		u.GetParam(constant.RegistryTypeKey, "") == constant.RegistryTypeAll {
 		return m.Protocol.Refer(u)
@@ -170,4 +176,35 @@ func (m *migrationInvoker) Destroy() {
 // Invoke implements base.Invoker.
 func (m *migrationInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Result {
 	return m.current().Invoke(ctx, inv)
+}
+
+// referZooKeeper prepares dubbo-go's ZooKeeper client for the registry URL
+// u, creates the service's category nodes creator-only when u has
+// credentials, and checks that its identity may list the service's providers
+// (interface-level lookups: registry and APPLICATION_FIRST references). A
+// refused list gives an invoker that fails every call with the NoAuth
+// error, after an error log, instead of a reference with zero providers.
+func referZooKeeper(u *common.URL) base.Invoker {
+	if u == nil || u.SubURL == nil || !zkconn.IsZooKeeper(u) {
+		return nil
+	}
+	zkconn.PrepareRegistry(u, nil)
+	iu := u
+	if u.Protocol == constant.ServiceRegistryProtocol {
+		step := strings.ToUpper(u.SubURL.GetParam(MigrationStepKey, ""))
+		if step == "" {
+			step = strings.ToUpper(defaultStep())
+		}
+		if step == StepForceApplication {
+			return nil
+		}
+		iu = u.Clone()
+		iu.Protocol = constant.RegistryProtocol
+	}
+	zkconn.PrepareRegistry(iu, u.SubURL)
+	if err := zkconn.Probe(iu, u.SubURL); err != nil {
+		logger.Errorf("[dubboroute] reference %s: its registry refuses to list the providers, every call fails: %v", u.SubURL.Service(), err)
+		return zkconn.NewFailedInvoker(u.SubURL, fmt.Errorf("reference %s: %w", u.SubURL.Service(), err))
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -80,8 +81,12 @@ func (p *providerProtocol) GetRegistries() []registry.Registry {
 
 // Export implements base.Protocol.
 func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
-	if u := invoker.GetURL(); u != nil && u.SubURL != nil {
-		JavaTimestamp(u.SubURL)
+	if invoker != nil && invoker.GetURL() != nil {
+		u := invoker.GetURL()
+		zkconn.PrepareRegistry(u, u.SubURL)
+		if u.SubURL != nil {
+			JavaTimestamp(u.SubURL)
+		}
 	}
 	exp := p.Protocol.Export(invoker)
 	if exp == nil || invoker == nil || invoker.GetURL() == nil || invoker.GetURL().SubURL == nil {

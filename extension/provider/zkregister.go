@@ -38,7 +38,10 @@ import (
 // application-level, /services/<application>/<ip:port>. The guard watches
 // the node; when it is gone for a hold-off of 1 s (deleted, or removed with
 // the session that owned it, dubbo-go's or ours) or dubboroute's session is
-// new, it creates it again, ephemeral, with the data it last had.
+// new, it creates it again, ephemeral, with the data it last had and the
+// client's ACL (Curator's creator-only ACL when the registry URL has
+// credentials); a node dubbo-go created world-writable is tightened to that
+// ACL (docs/zookeeper-security.md).
 //
 // Guarding rather than taking registration over: dubbo-go's registry keeps
 // its own registered set and re-registers it on every reconnect (delete and
@@ -85,7 +88,7 @@ func (pe *providerExport) keepCurrent() {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
 	}
-	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff, Created: recreated(pe.current.Location, path)})
+	e, err := c.KeepEphemeral(path, dzk.EphemeralOptions{HoldOff: registrationHoldOff, Created: recreated(pe.current.Location, path), Tighten: true})
 	if err != nil {
 		logger.Warnf("[dubboroute] provider %s: not guarding its ZooKeeper registration: %v", pe.current.Location, err)
 		return
@@ -219,7 +222,7 @@ func keepInstance(reg registry.Registry, u *common.URL) {
 	c, err := zkclient.Client(ru.Location, key+"root=/dubbo", append(opts, dzk.WithRegistryRoot("/dubbo"))...)
 	if err == nil {
 		var e *dzk.Ephemeral
-		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff, Created: recreated(u.Location, path)}); err == nil {
+		if e, err = c.KeepEphemeral(path, dzk.EphemeralOptions{Adopt: true, HoldOff: registrationHoldOff, Created: recreated(u.Location, path), Tighten: true}); err == nil {
 			instances.m[path] = e
 			logger.Infof("[dubboroute] provider %s: guarding its instance registration %s", u.Location, path)
 			return

@@ -137,3 +137,19 @@ func run(t *testing.T, dir, goTool string, args ...string) []string {
 	}
 	return lines
 }
+
+// TestConsoleDoesNotImportCLI: the console and the CLI share what they
+// both report through internal/outcome; the console must not pull in the
+// CLI (its flags, its ZooKeeper client, its batch assembly).
+func TestConsoleDoesNotImportCLI(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go tool is needed to list dependencies: %v", err)
+	}
+	root := run(t, ".", goTool, "list", "-m", "-f", "{{.Dir}}")
+	for _, dep := range run(t, root[0], goTool, "list", "-deps", "./console") {
+		if dep == "github.com/dubboroute/dubboroute/internal/cli" {
+			t.Errorf("console depends on %s", dep)
+		}
+	}
+}

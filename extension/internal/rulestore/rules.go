@@ -14,12 +14,11 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/cluster"
-	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
-	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // keyState is one subscribed config-center key: the last good rule and the
@@ -144,15 +143,18 @@ func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
 }
 
 // applyConfigurators is Java's AbstractConfiguratorListener for a
-// .configurators key: a delete clears the list; content that fails to parse
-// (empty content on a change included) is logged with key and line and the
-// list in force stays; content that yields no configurator keeps it too.
+// .configurators key, as the assembly decides it
+// (assembly.AcceptConfigurators): a delete clears the list; content that
+// fails to parse (empty content on a change included) is logged with key
+// and line and the list in force stays; content that yields no
+// configurator keeps it too.
 func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	ks.mu.Lock()
-	if deleted {
-		had := len(ks.ref.Configurators) > 0
-		ks.ref = cluster.RuleRef{Key: ks.key}
-		ks.rev++
+	had := len(ks.ref.Configurators) > 0
+	ch := assembly.AcceptConfigurators(ks.key, content, deleted, ks.rev)
+	switch ch.Outcome {
+	case assembly.OutcomeDeleted:
+		ks.ref, ks.rev = ch.Ref, ch.Rev
 		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
@@ -160,25 +162,20 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
 			logger.Infof("[dubboroute] rule key=%s deleted: no configurators", ks.key)
 		}
-		notify(subs, cluster.RuleRef{Key: ks.key})
+		notify(subs, ch.Ref)
 		return
-	}
-	r, err := configurator.Parse(ks.key, content)
-	if err != nil {
-		ks.rejected = newRejection(err, content)
+	case assembly.OutcomeRejected:
+		ks.rejected = newRejection(ch.Err, content)
 		ks.mu.Unlock()
 		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
-		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(err.Error(), maxLoggedError))
+		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(ch.Err.Error(), maxLoggedError))
 		return
-	}
-	if r.Keep {
+	case assembly.OutcomeKept:
 		ks.mu.Unlock()
 		logger.Warnf("[dubboroute] rule key=%s yields no configurator; the previous configurators stay in force (as in Java; delete the key to clear them)", ks.key)
 		return
 	}
-	ks.rev++
-	ref := cluster.RuleRef{Key: ks.key, Version: "configurators#" + strconv.Itoa(ks.rev), Configurators: r.List}
-	ks.ref = ref
+	ks.ref, ks.rev = ch.Ref, ch.Rev
 	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
@@ -187,19 +184,20 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	if event {
 		src = "change event"
 	}
-	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)", ks.key, ref.Version, src, len(r.List))
-	notify(subs, ref)
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)", ks.key, ch.Ref.Version, src, len(ch.Ref.Configurators))
+	notify(subs, ch.Ref)
 }
 
-// apply parses content (empty = delete), keeps the last good rule on error,
-// and notifies subscribers of accepted changes.
+// apply judges content (empty = delete) as the assembly does
+// (assembly.Accept), keeps the last good rule on error, and notifies
+// subscribers of accepted changes.
 func (ks *keyState) apply(content string, event bool) {
 	ks.mu.Lock()
-	if strings.TrimSpace(content) == "" {
-		had := !ks.ref.Empty() || ks.gray != nil
-		ks.ref = cluster.RuleRef{Key: ks.key}
-		ks.gray = nil
-		ks.rev++
+	had := !ks.ref.Empty() || ks.gray != nil
+	ch := assembly.Accept(ks.key, ks.kind, content, ks.rev)
+	switch ch.Outcome {
+	case assembly.OutcomeDeleted:
+		ks.ref, ks.gray, ks.rev = ch.Ref, nil, ch.Rev
 		ks.content, ks.accepted = "", now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
@@ -210,41 +208,34 @@ func (ks *keyState) apply(content string, event bool) {
 			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
 			logger.Infof("[dubboroute] rule key=%s deleted: routing without it", ks.key)
 		}
-		notify(subs, cluster.RuleRef{Key: ks.key})
+		notify(subs, ch.Ref)
 		return
-	}
-	parsed, err := rules.Parse(ks.kind, content)
-	if err != nil {
-		ks.rejected = newRejection(err, content)
+	case assembly.OutcomeRejected, assembly.OutcomeIgnored:
+		ks.rejected = newRejection(ch.Err, content)
 		ks.mu.Unlock()
 		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
-		if rules.IsIgnored(err) {
+		if ch.Outcome == assembly.OutcomeIgnored {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
 		}
-		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(err.Error(), maxLoggedError))
+		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(ch.Err.Error(), maxLoggedError))
 		return
 	}
-	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
-	gr, version := parsed.Gray, parsed.Version
-	ks.rev++
-	ref.Version = version + "#" + strconv.Itoa(ks.rev)
-	if parsed.Script != nil {
-		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, parsed.Script.Why)
+	ref := ch.Ref
+	ks.rev = ch.Rev
+	if ch.Parsed.Script != nil {
+		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, ch.Parsed.Script.Why)
 	}
-	if parsed.Mesh != nil {
-		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(ks.key, rules.MeshSuffix), Key: ks.key, Version: ref.Version, Rule: parsed.Mesh}}
-		if parsed.Mesh.Empty() {
-			logger.Infof("[dubboroute] rule key=%s: %s", ks.key, parsed.Mesh.Cleared)
-		}
+	if ch.Parsed.Mesh != nil && ch.Parsed.Mesh.Empty() {
+		logger.Infof("[dubboroute] rule key=%s: %s", ks.key, ch.Parsed.Mesh.Cleared)
 	}
 	ks.ref = ref
-	ks.gray = gr
+	ks.gray = ch.Gray
 	ks.content, ks.accepted = content, now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {
-		shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), gr)
+		shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), ch.Gray)
 	}
 	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
 	src := "initial read"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // This file is the read-only view of the rule store that the console
@@ -94,11 +95,7 @@ func RuleStates() []RuleState {
 }
 
 // ServiceRuleKey is Java's <interface>:<version>:<group>.condition-router
-// (version 0.0.0 counts as none).
+// of a URL, as the assembly of a reference's rules names it.
 func ServiceRuleKey(c *router.URL) string {
-	v := c.Params.Value("version")
-	if v == "0.0.0" {
-		v = ""
-	}
-	return c.Interface() + ":" + v + ":" + c.Params.Value("group") + rules.ConditionSuffix
+	return (&assembly.Reference{Consumer: c}).ServiceConditionKey()
 }

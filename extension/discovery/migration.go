@@ -80,9 +80,19 @@ type migratingProtocol struct {
 
 // Refer implements base.Protocol.
 func (m *migratingProtocol) Refer(u *common.URL) base.Invoker {
-	if failed := referZooKeeper(u); failed != nil {
-		return failed
+	iu, err := referZooKeeper(u)
+	inv := m.refer(u)
+	if err == nil {
+		return inv
 	}
+	if inv == nil {
+		return zkconn.NewFailedInvoker(u.SubURL, err)
+	}
+	return zkconn.Gate(inv, iu, u.SubURL, err)
+}
+
+// refer is Refer without the ZooKeeper check.
+func (m *migratingProtocol) refer(u *common.URL) base.Invoker {
 	if u == nil || u.Protocol != constant.ServiceRegistryProtocol || u.SubURL == nil ||
 		u.GetParam(constant.RegistryTypeKey, "") == constant.RegistryTypeAll {
 		return m.Protocol.Refer(u)
@@ -182,11 +192,13 @@ func (m *migrationInvoker) Invoke(ctx context.Context, inv base.Invocation) resu
 // u, creates the service's category nodes creator-only when u has
 // credentials, and checks that its identity may list the service's providers
 // (interface-level lookups: registry and APPLICATION_FIRST references). A
-// refused list gives an invoker that fails every call with the NoAuth
-// error, after an error log, instead of a reference with zero providers.
-func referZooKeeper(u *common.URL) base.Invoker {
+// refused list is logged as an error and returned with the interface-level
+// registry URL: Refer then gates the reference (zkconn.Gate), whose calls
+// fail with that error until the identity may list the providers, instead
+// of a reference with zero providers.
+func referZooKeeper(u *common.URL) (*common.URL, error) {
 	if u == nil || u.SubURL == nil || !zkconn.IsZooKeeper(u) {
-		return nil
+		return nil, nil
 	}
 	zkconn.PrepareRegistry(u, nil)
 	iu := u
@@ -196,15 +208,15 @@ func referZooKeeper(u *common.URL) base.Invoker {
 			step = strings.ToUpper(defaultStep())
 		}
 		if step == StepForceApplication {
-			return nil
+			return nil, nil
 		}
 		iu = u.Clone()
 		iu.Protocol = constant.RegistryProtocol
 	}
 	zkconn.PrepareRegistry(iu, u.SubURL)
 	if err := zkconn.Probe(iu, u.SubURL); err != nil {
-		logger.Errorf("[dubboroute] reference %s: its registry refuses to list the providers, every call fails: %v", u.SubURL.Service(), err)
-		return zkconn.NewFailedInvoker(u.SubURL, fmt.Errorf("reference %s: %w", u.SubURL.Service(), err))
+		logger.Errorf("[dubboroute] reference %s: its registry refuses to list the providers; calls fail until it allows it: %v", u.SubURL.Service(), err)
+		return iu, fmt.Errorf("reference %s: %w", u.SubURL.Service(), err)
 	}
-	return nil
+	return iu, nil
 }

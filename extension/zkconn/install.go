@@ -2,6 +2,9 @@ package zkconn
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
@@ -39,10 +42,9 @@ func (f configCenterFactory) GetDynamicConfiguration(u *common.URL) (config_cent
 	return f.DynamicConfigurationFactory.GetDynamicConfiguration(u)
 }
 
-// FailedInvoker is the invoker of a reference whose registry refused to
-// list its providers: every call fails with err, and it is never
-// available, instead of starting with zero providers and failing with "no
-// provider available".
+// FailedInvoker is the invoker of a reference that dubbo-go could not
+// build after its registry refused to list its providers: every call fails
+// with err, and it is never available.
 type FailedInvoker struct {
 	*base.BaseInvoker
 	err error
@@ -63,3 +65,60 @@ func (f *FailedInvoker) Invoke(context.Context, base.Invocation) result.Result {
 
 // Err is the error every call fails with.
 func (f *FailedInvoker) Err() error { return f.err }
+
+// regateEvery bounds how often a gated reference asks ZooKeeper again (a
+// variable for tests).
+var regateEvery = 5 * time.Second
+
+// Gate wraps the invoker of a reference whose registry refused to list its
+// providers (Probe's err): while the refusal lasts, calls fail with it (not
+// with "no provider available") and the reference is not available; the
+// first call after regateEvery probes again, and once the identity may
+// list the providers calls go to inner. Healthy calls cost one atomic load.
+func Gate(inner base.Invoker, ru, sub *common.URL, err error) base.Invoker {
+	g := &gate{Invoker: inner, ru: ru, sub: sub}
+	g.err.Store(&gateErr{err: err, next: time.Now().Add(regateEvery)})
+	return g
+}
+
+type gate struct {
+	base.Invoker
+	ru, sub *common.URL
+	err     atomic.Pointer[gateErr] // nil once the probe passes
+	mu      sync.Mutex              // one probe at a time
+}
+
+type gateErr struct {
+	err  error
+	next time.Time
+}
+
+// refused is the current refusal, probing again when it is due.
+func (g *gate) refused() error {
+	e := g.err.Load()
+	if e == nil {
+		return nil
+	}
+	if time.Now().Before(e.next) || !g.mu.TryLock() {
+		return e.err
+	}
+	defer g.mu.Unlock()
+	if err := Probe(g.ru, g.sub); err != nil {
+		g.err.Store(&gateErr{err: e.err, next: time.Now().Add(regateEvery)})
+		return e.err
+	}
+	g.err.Store(nil)
+	logger.Infof("[dubboroute] reference %s: its registry lists the providers again; calls go through", g.sub.Service())
+	return nil
+}
+
+// IsAvailable implements base.Invoker.
+func (g *gate) IsAvailable() bool { return g.refused() == nil && g.Invoker.IsAvailable() }
+
+// Invoke implements base.Invoker.
+func (g *gate) Invoke(ctx context.Context, inv base.Invocation) result.Result {
+	if err := g.refused(); err != nil {
+		return &result.RPCResult{Err: err}
+	}
+	return g.Invoker.Invoke(ctx, inv)
+}

@@ -78,7 +78,8 @@ func securedFleet(t *testing.T, reg, javaZK string, push []string, javaArgs ...s
 // consumer routes by the admin's rules, and a Java consumer of the same
 // fleet routes the same. A client without credentials can neither change
 // a rule nor list the providers, and a Go consumer with a wrong password
-// fails its calls with a NoAuth error naming server, node and identity.
+// fails its calls with a NoAuth error naming server, node and identity
+// until the ACL lets its identity read the providers.
 func TestZooKeeperACL(t *testing.T) {
 	if _, err := Jar(); err != nil {
 		t.Fatal(err)
@@ -190,6 +191,21 @@ func TestZooKeeperACL(t *testing.T) {
 	}
 	if !bad.LogContains("refuses to list the providers") {
 		t.Errorf("the consumer with a wrong password logged no error; log:\n%s", warnings(bad.Log(), 20))
+	}
+	// Once the ACL lets that identity read the providers, the reference
+	// recovers (as a Java reference with check=false does).
+	acl, err := dzk.ParseACL(creatorOnly + ",digest:" + dzk.DigestID("fleet", "wrong") + ":r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fleet.SetACL(ctx, providers, acl); err != nil {
+		t.Fatal(err)
+	}
+	if err := harness.Eventually(45*time.Second, func() error {
+		_, err := bad.Do(harness.Call{Method: "queryAll"})
+		return err
+	}); err != nil {
+		t.Errorf("the reference did not recover after the ACL was fixed: %v\n%s", err, warnings(bad.Log(), 20))
 	}
 }
 

@@ -2,9 +2,9 @@ package zk
 
 import (
 	"crypto/ecdsa"
-	"crypto/tls"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"

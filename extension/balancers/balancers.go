@@ -246,7 +246,9 @@ func urlOf(ivk base.Invoker) *common.URL {
 }
 
 func slot(ptr *base.Invoker, n int) int {
-	h := uint64(uintptr(unsafe.Pointer(ptr)))*0x9e3779b97f4a7c15 ^ uint64(n)
+	// The length goes in before the multiply: a prefix of a slice (same
+	// pointer, other length) must land in another slot.
+	h := (uint64(uintptr(unsafe.Pointer(ptr))) ^ uint64(n)*0xbf58476d1ce4e5b9) * 0x9e3779b97f4a7c15
 	return int(h>>32) & (cacheSlots - 1)
 }
 

@@ -102,3 +102,39 @@ func TestGeneric(t *testing.T) {
 		}
 	}
 }
+
+// Concurrent picks over routed lists that change under them (run with
+// -race): every pick is a member of the list it was given.
+func TestConcurrentPicks(t *testing.T) {
+	b := New(Options{})
+	all := invokers(t, 40, "&weight=10&timestamp=1")
+	lists := [][]base.Invoker{all, all[:20], all[10:], all[5:35]}
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			defer func() { done <- struct{}{} }()
+			inv := invocation.NewRPCInvocation("m", []any{int64(g)}, nil)
+			for i := 0; i < 150; i++ {
+				list := lists[(i+g)%len(lists)]
+				for _, name := range []string{"random", "roundrobin", "leastactive", "shortestresponse", "consistenthash", "adaptive"} {
+					got := b.Get(name).Select(list, inv)
+					found := false
+					for _, x := range list {
+						if x == got {
+							found = true
+							break
+						}
+					}
+					if !found {
+						t.Errorf("%s picked outside its list", name)
+						return
+					}
+				}
+			}
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	t.Logf("plans built: %d", b.Plans())
+}

@@ -28,7 +28,7 @@ import (
 
 const (
 	envLBCases     = "DUBBOROUTE_LB_CASES" // number of random load-balancer cases (default defaultLBCases)
-	defaultLBCases = 2500
+	defaultLBCases = 2000
 	defaultLBSeed  = 20261224
 	// lbNow is the Go side's clock (ms); Java uses its own clock and the
 	// case's uptimes, so only uptimes whose weight does not depend on the

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dubboroute/dubboroute/internal/cli"
+	"github.com/dubboroute/dubboroute/internal/outcome"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -66,7 +66,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"dec":    func(i int) int { return i - 1 },
 	"cells":  branchRows,
 	"pcent":  func(f float64) string { return fmt.Sprintf("%.2f%%", f*100) },
-	"picked": func(p cli.Pick) string { return fmt.Sprintf("#%d of %v", p.Pick, p.Weights) },
+	"picked": func(p outcome.Pick) string { return fmt.Sprintf("#%d of %v", p.Pick, p.Weights) },
 }).Parse(pageHTML))
 
 func deref(p *int) int {
@@ -215,7 +215,7 @@ func (c *Console) servePage(w http.ResponseWriter, r *http.Request) {
 			d.Query.Attachments = atts
 			d.WhatIf = whatIf(d.Query)
 			var b bytes.Buffer
-			cli.WriteTrace(&b, false, d.WhatIf.Trace)
+			outcome.WriteTrace(&b, false, d.WhatIf.Trace)
 			d.TraceText = b.String()
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/extension"
-	"github.com/dubboroute/dubboroute/internal/cli"
+	"github.com/dubboroute/dubboroute/internal/outcome"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
@@ -44,11 +44,11 @@ type WhatIf struct {
 	// exact probability under dubboroute (p) and Java 3.3 (java_p) and the
 	// picks on its path; a single outcome with no picks when the call
 	// makes no weighted pick.
-	Outcomes []cli.Leaf `json:"outcomes"`
+	Outcomes []outcome.Leaf `json:"outcomes"`
 	// Gray is what the gray balancer would decide for the eligible
 	// providers (absent when the reference does not use it or none is
 	// eligible).
-	Gray *cli.GrayInfo `json:"gray,omitempty"`
+	Gray *outcome.GrayInfo `json:"gray,omitempty"`
 	// Error says why the query could not be answered.
 	Error string `json:"error,omitempty"`
 }
@@ -56,7 +56,7 @@ type WhatIf struct {
 // whatIf answers a query against the live snapshot.
 func whatIf(q Query) *WhatIf {
 	w := &WhatIf{Schema: Schema, Reference: q.Ref, Method: q.Method, Arguments: []string{}, Attachments: []string{},
-		Trace: []router.Step{}, Eligible: []string{}, Outcomes: []cli.Leaf{}}
+		Trace: []router.Step{}, Eligible: []string{}, Outcomes: []outcome.Leaf{}}
 	w.Arguments = append(w.Arguments, q.Args...)
 	for _, kv := range q.Attachments {
 		w.Attachments = append(w.Attachments, kv[0]+"="+kv[1])
@@ -93,7 +93,7 @@ func whatIf(q Query) *WhatIf {
 	w.Eligible = ids(set)
 	// Every outcome: the snapshot's rules and providers recompiled with a
 	// scripted random source, routed by the same RouteSet.
-	leaves, err := cli.Enumerate(func(rnd router.Rand) func(*router.Trace) *router.Set {
+	leaves, err := outcome.Enumerate(func(rnd router.Rand) func(*router.Trace) *router.Set {
 		snap := cluster.NewSnapshot(s.Consumer, s.URLs, s.Rules, cluster.Options{Rand: rnd})
 		return func(t *router.Trace) *router.Set { return snap.RouteSet(&call, t, nil) }
 	}, ids)
@@ -110,9 +110,9 @@ func whatIf(q Query) *WhatIf {
 // grayDecision is what the gray balancer would do with the routed
 // invokers: a plan compiled under the rules in force (outside the live
 // balancer's cache, so its round-robin state is not advanced).
-func grayDecision(b *extension.Binding, routed []base.Invoker, inv *invocation.RPCInvocation) *cli.GrayInfo {
+func grayDecision(b *extension.Binding, routed []base.Invoker, inv *invocation.RPCInvocation) *outcome.GrayInfo {
 	app := b.ProviderApp()
-	g := &cli.GrayInfo{Key: app + rules.GraySuffix, Pools: map[string]int{}}
+	g := &outcome.GrayInfo{Key: app + rules.GraySuffix, Pools: map[string]int{}}
 	if extension.GrayLoadBalance().Rule(app) == nil {
 		g.Version = "defaults (no rule)"
 	} else {

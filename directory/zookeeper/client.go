@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -39,6 +40,9 @@ type options struct {
 	group          string
 	registryRoot   string
 	logger         *slog.Logger
+	acl            []zk.ACL    // WithACL; nil: the default for the credentials
+	tls            *tls.Config // WithTLS
+	tlsFiles       *TLSFiles   // WithTLSFiles
 }
 
 // WithTimeout bounds Dial (time to a first session) and every operation
@@ -135,6 +139,13 @@ func Dial(addrs []string, opts ...Option) (*Client, error) {
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
+	if o.tlsFiles != nil {
+		cfg, err := TLSConfig(*o.tlsFiles)
+		if err != nil {
+			return nil, fmt.Errorf("zookeeper: dial: %w", err)
+		}
+		o.tls = cfg
+	}
 	servers, err := normalizeAddrs(addrs)
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper: dial: %w", err)
@@ -150,7 +161,10 @@ func Dial(addrs []string, opts ...Option) (*Client, error) {
 		acl:    zk.WorldACL(zk.PermAll),
 	}
 	if o.digest != "" {
-		c.acl = zk.AuthACL(zk.PermAll)
+		c.acl = CreatorACL()
+	}
+	if o.acl != nil {
+		c.acl = o.acl
 	}
 	conn, _, err := zk.Connect(servers, o.sessionTimeout,
 		zk.WithLogger(zkLogger{c.log}),
@@ -203,7 +217,13 @@ func (c *Client) SessionID() int64 { return c.conn.SessionID() }
 
 // dial is the TCP dialer given to go-zookeeper; it remembers the last error.
 func (c *Client) dial(network, address string, timeout time.Duration) (net.Conn, error) {
-	conn, err := net.DialTimeout(network, address, timeout)
+	var conn net.Conn
+	var err error
+	if c.opts.tls != nil {
+		conn, err = DialTLS(c.opts.tls, network, address, timeout)
+	} else {
+		conn, err = net.DialTimeout(network, address, timeout)
+	}
 	c.dialMu.Lock()
 	c.dialErr = err
 	c.dialMu.Unlock()

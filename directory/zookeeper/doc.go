@@ -12,6 +12,11 @@
 // node it creates gets Dubbo's ACL (CREATOR_ALL_ACL, as Dubbo's Curator
 // client sets), else world:anyone with all permissions.
 //
+// WithACL gives created nodes any other ACL (ParseACL reads zkCli's
+// notation); WithTLS and WithTLSFiles connect to ZooKeeper's TLS client
+// port. An operation or watch a node's ACL refuses (NoAuth) gives an
+// *AuthError naming the server, the node, the operation and the identity.
+//
 // Providers are the children of /dubbo/<URL-encoded interface>/providers,
 // each named by its URL-encoded full provider URL (Java's ZookeeperRegistry
 // layout); WatchProviders decodes and parses them with router.ParseEncodedURL

@@ -33,6 +33,12 @@ type EphemeralOptions struct {
 	// Created, if set, is called (in the keeper's goroutine) each time the
 	// node is created, with the session that owns it.
 	Created func(session int64)
+	// Tighten: whenever the node is found with an ACL that lets anyone
+	// write or delete it (dubbo-go creates every node with
+	// world:anyone:cdrwa), replace it with the client's ACL (WithACL, or
+	// the creator-only ACL of WithDigest). Nothing is done when the
+	// client's own ACL is world-writable.
+	Tighten bool
 }
 
 // Ephemeral keeps one ephemeral node alive, as Curator's PersistentNode in
@@ -47,6 +53,7 @@ type Ephemeral struct {
 	path    string
 	holdOff time.Duration
 	onNew   func(int64)
+	tighten bool
 	cancel  context.CancelFunc
 	done    chan struct{}
 
@@ -71,7 +78,7 @@ func (c *Client) KeepEphemeral(path string, o EphemeralOptions) (*Ephemeral, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &Ephemeral{
-		c: c, path: path, holdOff: o.HoldOff, onNew: o.Created, cancel: cancel, done: make(chan struct{}),
+		c: c, path: path, holdOff: o.HoldOff, onNew: o.Created, tighten: o.Tighten && !worldWritable(c.acl), cancel: cancel, done: make(chan struct{}),
 		data: append([]byte(nil), o.Data...), known: !o.Adopt,
 	}
 	c.wg.Add(1)
@@ -127,10 +134,15 @@ func (e *Ephemeral) read(ctx context.Context) (<-chan zk.Event, error) {
 	data, stat, ch, err := e.c.conn.GetW(e.path)
 	if err == nil {
 		e.mu.Lock()
+		newOwner := e.owner != stat.EphemeralOwner
 		e.data, e.known, e.owner = data, true, stat.EphemeralOwner
 		e.mu.Unlock()
+		if e.tighten && newOwner {
+			e.tightenACL()
+		}
 		return ch, nil
 	}
+	err = e.c.authErr("read", e.path, err)
 	if !errors.Is(err, zk.ErrNoNode) {
 		return nil, err
 	}
@@ -163,7 +175,8 @@ func (e *Ephemeral) read(ctx context.Context) (<-chan zk.Event, error) {
 	if err := e.c.createParents(e.path); err != nil {
 		return nil, err
 	}
-	_, err = e.c.conn.Create(e.path, data, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	_, err = e.c.conn.Create(e.path, data, zk.FlagEphemeral, e.c.acl)
+	err = e.c.authErr("create", e.path, err)
 	switch {
 	case err == nil:
 		e.mu.Lock()
@@ -179,4 +192,17 @@ func (e *Ephemeral) read(ctx context.Context) (<-chan zk.Event, error) {
 		return nil, err
 	}
 	return fired, nil // read it back and watch it
+}
+
+// tightenACL replaces a world-writable ACL of the node with the client's.
+func (e *Ephemeral) tightenACL() {
+	acl, _, err := e.c.conn.GetACL(e.path)
+	if err != nil || !worldWritable(acl) {
+		return
+	}
+	if _, err := e.c.conn.SetACL(e.path, e.c.acl, -1); err != nil {
+		e.c.log.Warn("zookeeper: kept node is world-writable and its ACL could not be tightened", "path", e.path, "acl", FormatACL(acl), "err", e.c.authErr("set the ACL of", e.path, err))
+		return
+	}
+	e.c.log.Info("zookeeper: kept node's world-writable ACL replaced", "path", e.path, "was", FormatACL(acl), "now", FormatACL(e.c.acl))
 }

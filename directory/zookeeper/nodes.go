@@ -29,7 +29,7 @@ func (c *Client) PutData(ctx context.Context, path string, data []byte) error {
 
 // DeleteData deletes a node; a missing node is not an error.
 func (c *Client) DeleteData(ctx context.Context, path string) error {
-	err := c.do(ctx, func() error { return c.conn.Delete(path, -1) })
+	err := c.do(ctx, func() error { return c.authErr("delete", path, c.conn.Delete(path, -1)) })
 	if err != nil && !errors.Is(err, zk.ErrNoNode) {
 		return fmt.Errorf("zookeeper: delete %s: %w", path, err)
 	}
@@ -38,21 +38,21 @@ func (c *Client) DeleteData(ctx context.Context, path string) error {
 
 // getData reads a node, waiting for a session within ctx; ErrNotFound when
 // it does not exist.
-func (c *Client) getData(ctx context.Context, path string) ([]byte, int32, error) {
+func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	var data []byte
 	var stat *zk.Stat
 	err := c.do(ctx, func() error {
 		var err error
 		data, stat, err = c.conn.Get(path)
-		return err
+		return c.authErr("read", path, err)
 	})
 	if errors.Is(err, zk.ErrNoNode) {
-		return nil, 0, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	return data, stat.Version, nil
+	return data, stat, nil
 }
 
 // putData sets a node's data, creating it and its missing parents, and
@@ -67,7 +67,7 @@ func (c *Client) putData(ctx context.Context, path string, data []byte) (int32, 
 				return nil
 			}
 			if !errors.Is(err, zk.ErrNoNode) {
-				return err
+				return c.authErr("write", path, err)
 			}
 			if err := c.createParents(path); err != nil {
 				return err
@@ -78,7 +78,7 @@ func (c *Client) putData(ctx context.Context, path string, data []byte) (int32, 
 				return nil
 			}
 			if !errors.Is(err, zk.ErrNodeExists) {
-				return err
+				return c.authErr("create", path, err)
 			}
 			// Someone else created it in between: set it.
 		}

@@ -89,6 +89,7 @@ type providerWatch struct {
 
 func (w *providerWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	children, _, ch, err := w.c.conn.ChildrenW(w.path)
+	err = w.c.authErr("list", w.path, err)
 	if errors.Is(err, zk.ErrNoNode) {
 		exists, _, ech, err := w.c.conn.ExistsW(w.path)
 		if err != nil {

@@ -177,7 +177,11 @@ func freshPick(inv *invocation.RPCInvocation) base.Invocation {
 // BenchmarkPick is one load-balancer pick over the fleet: the gray balancer
 // (classify the user, weighted random inside the gray or normal pool) against
 // dubbo-go's default random balancer, gray and normal users in turn.
+//
+// BenchmarkPick/lb=<name>/... are dubboroute's Java balancers beside
+// dubbo-go's (benchmarkPickLB).
 func BenchmarkPick(b *testing.B) {
+	benchmarkPickLB(b)
 	for _, n := range sizes {
 		f := newFleet(b, n)
 		g, nrm := pickCalls()

@@ -53,6 +53,10 @@ type Options struct {
 	// StartTimeout bounds each start, JVM launch to serving. Default 60s
 	// (the JVM is slow on a loaded machine; it normally takes about a second).
 	StartTimeout time.Duration
+	// TLS adds a TLS client port (secureClientPort, served by Netty) with a
+	// self-signed certificate for 127.0.0.1 made at start (see TLSAddr,
+	// CAFile). The plain client port stays open for the harness.
+	TLS bool
 
 	// Ensemble membership (set by StartEnsemble): the client port, this
 	// server's id and the server.N lines of every member. Zero for a
@@ -72,6 +76,7 @@ type Server struct {
 	logPath   string
 	classpath string
 	port      int
+	tlsPort   int
 
 	mu        sync.Mutex
 	proc      *process
@@ -171,6 +176,16 @@ func startServer(opts Options, wait bool) (*Server, error) {
 		if s.port == 0 {
 			s.port, err = freePort()
 			if err != nil {
+				s.removeDir()
+				return nil, err
+			}
+		}
+		if opts.TLS && s.tlsPort == 0 {
+			if s.tlsPort, err = freePort(); err != nil {
+				s.removeDir()
+				return nil, err
+			}
+			if err := s.makeKeys(); err != nil {
 				s.removeDir()
 				return nil, err
 			}
@@ -306,6 +321,9 @@ func (s *Server) writeConfig() error {
 		"preAllocSize=1024",
 		"",
 	}, "\n")
+	if s.opts.TLS {
+		cfg += s.tlsConfig()
+	}
 	if len(s.opts.members) > 0 {
 		cfg += strings.Join(s.opts.members, "\n") + "\n"
 		myid := filepath.Join(s.dir, "data", "myid")
@@ -387,7 +405,7 @@ func (s *Server) waitServingLocked() error {
 		if p.exited() {
 			return fmt.Errorf("zookeeper: server on %s exited during start (%v); end of %s:\n%s", s.Addr(), p.err, s.logPath, s.LogTail(20))
 		}
-		if serving(s.Addr()) {
+		if serving(s.Addr()) && (s.tlsPort == 0 || s.tlsServing()) {
 			s.lastStart = time.Since(begin)
 			return nil
 		}
@@ -483,6 +501,11 @@ func findClasspath(home string) (string, error) {
 			cp := debianJar
 			if _, err := os.Stat(debianSLF4JBinding); err == nil {
 				cp += string(os.PathListSeparator) + debianSLF4JBinding
+			}
+			for _, j := range debianNettyJars {
+				if p := filepath.Join(filepath.Dir(debianJar), j); fileExists(p) {
+					cp += string(os.PathListSeparator) + p
+				}
 			}
 			return cp, nil
 		}

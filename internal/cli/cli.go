@@ -9,6 +9,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/dubboroute/dubboroute/internal/outcome"
 )
 
 // Exit statuses.
@@ -189,18 +191,13 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 // colours
 const (
-	cReset  = "\x1b[0m"
-	cRed    = "\x1b[31m"
-	cYellow = "\x1b[33m"
-	cBlue   = "\x1b[34m"
-	cGreen  = "\x1b[32m"
-	cDim    = "\x1b[2m"
-	cBold   = "\x1b[1m"
+	cReset  = outcome.Reset
+	cRed    = outcome.Red
+	cYellow = outcome.Yellow
+	cBlue   = outcome.Blue
+	cGreen  = outcome.Green
+	cDim    = outcome.Dim
+	cBold   = outcome.Bold
 )
 
-func paint(on bool, color, s string) string {
-	if !on || s == "" {
-		return s
-	}
-	return color + s + cReset
-}
+func paint(on bool, color, s string) string { return outcome.Paint(on, color, s) }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/rules"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -15,9 +13,9 @@ import (
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
-	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
-	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/rules"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // ruleInput is one element of a case's "rules": a config-center rule
@@ -68,29 +66,21 @@ type Case struct {
 // result names the configurator list that disabled a provider.
 const RegistryConfiguratorsKey = "registry"
 
-// Rejection is a rule the runtime would not apply because it fails to parse.
-type Rejection struct {
-	Rule  int    `json:"rule"`
-	Error string `json:"error"`
-}
-
-// Unread is a config-center key no router of this consumer reads.
-type Unread struct {
-	Rule   int    `json:"rule"`
-	Key    string `json:"key"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// Ignored is a rule Java accepts but does not apply (no conditions): the
-// previous rule of the key stays in force, without an error.
-type Ignored struct {
-	Rule   int    `json:"rule"`
-	Reason string `json:"reason"`
-}
+// The reports of a case (the contract shared with the Java oracle): the
+// assembly of a reference's rules decides them (package rules/assembly).
+type (
+	// Rejection is a rule the runtime would not apply because it fails to parse.
+	Rejection = assembly.Rejection
+	// Unread is a config-center key no router of this consumer reads.
+	Unread = assembly.Unread
+	// Ignored is a rule Java accepts but does not apply: the previous rule
+	// of the key stays in force, without an error.
+	Ignored = assembly.Ignored
+)
 
 // prepared is a case ready to route: the parsed consumer, providers and
-// call, and the rules assembled into the chain's slots exactly as the
-// runtime assembles them (extension package): per key, the last accepted
+// call, and the rules assembled into the chain's slots by the assembly the
+// runtime uses too (package rules/assembly): per key, the last accepted
 // content; the provider-app slot holds whichever of the consumer-app and
 // provider-app rules changed last (Java's ProviderAppStateRouter quirk).
 type prepared struct {
@@ -115,13 +105,6 @@ type prepared struct {
 	snap  *cluster.Snapshot
 	// hasConfigurators: the case has a .configurators key.
 	hasConfigurators bool
-}
-
-// keyState is one config-center key while the case's rules are applied.
-type keyState struct {
-	rev int
-	ref cluster.RuleRef
-	gr  *gray.Rule
 }
 
 func prepare(c *Case, grayRead bool) (*prepared, error) {
@@ -231,34 +214,18 @@ func convertNumbers(v any) any {
 	return v
 }
 
-// assemble applies the rules in input order. The first content of every key
-// is in place before the chain is built (the initial read); later contents
-// of the same key are change events, applied in input order.
+// assemble applies the rules in input order: single conditions and router
+// URLs become extra routers here; keyed rules go to the assembly of the
+// reference's rules (rules/assembly), which the running consumer uses too.
+// The first content of every key is in place before the chain is built
+// (the initial read); later contents of the same key are change events,
+// applied in input order.
 //
 // With grayRead false (route), gray keys are reported as unread without being
 // parsed, as the Java oracle reports them: gray rules do not change which
 // providers are eligible. explain reads them.
 func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
-	consumerApp := p.consumer.Application()
-	serviceKey := rules.ServiceKey(p.consumer)
-	providerApp := ""
-	if len(p.urls) > 0 {
-		providerApp = p.urls[0].Application()
-	}
-	// Java's mesh router subscribes the key of every provider application
-	// among the invokers of each address notification: the providers the
-	// configurators leave enabled (filled in below, once with the initial
-	// configurators and once with the final ones).
-	meshApps := map[string]bool{}
-	meshRefs := map[string]cluster.RuleRef{}
-	earlierApp := "" // a provider application the routers followed before providerApp
-	states := map[string]*keyState{}
-	type event struct {
-		idx     int
-		key     rules.Key
-		content *string
-	}
-	var initial, updates []event
+	var events []assembly.Event
 	for i, r := range inputs {
 		switch {
 		case r.Key != nil:
@@ -269,13 +236,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			if err != nil {
 				return fmt.Errorf("rules[%d]: %w", i, err)
 			}
-			ev := event{idx: i, key: k, content: r.Content}
-			if _, ok := states[k.Key]; !ok {
-				states[k.Key] = &keyState{}
-				initial = append(initial, ev)
-			} else {
-				updates = append(updates, ev)
-			}
+			events = append(events, assembly.Event{Index: i, Key: k, Content: r.Content})
 		case r.Condition != nil:
 			if r.URL != nil || r.Content != nil {
 				return fmt.Errorf("rules[%d]: a single condition has only \"condition\", \"force\" and \"enabled\"", i)
@@ -302,269 +263,15 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			return fmt.Errorf("rules[%d]: unknown rule shape (want {\"key\",\"content\"}, {\"condition\",\"force\",\"enabled\"} or {\"url\"})", i)
 		}
 	}
-
-	// Which slot reads a key, as the runtime subscribes them.
-	slotsOf := func(k rules.Key) ([]cluster.Slot, bool, string) {
-		switch k.Kind {
-		case rules.KindCondition:
-			if k.Service {
-				if k.Key == serviceKey {
-					return []cluster.Slot{cluster.SlotService}, false, ""
-				}
-				return nil, false, "service key of another service (this consumer reads " + serviceKey + ")"
-			}
-			if k.Prefix == consumerApp {
-				// ProviderAppStateRouter subscribes the consumer-app key too.
-				return []cluster.Slot{cluster.SlotConsumerApp, cluster.SlotProviderApp}, false, ""
-			}
-			if k.Prefix == providerApp {
-				return []cluster.Slot{cluster.SlotProviderApp}, false, ""
-			}
-			if k.Prefix == earlierApp {
-				return nil, false, "" // read while the routers followed that application
-			}
-			return nil, false, "application is neither the consumer's (" + consumerApp + ") nor the first provider's (" + providerApp + ")"
-		case rules.KindTag:
-			if k.Prefix == providerApp {
-				return []cluster.Slot{cluster.SlotTag}, false, ""
-			}
-			if k.Prefix == earlierApp {
-				return nil, false, "" // read while the tag router followed that application
-			}
-			return nil, false, "not the first provider's application (" + providerApp + ")"
-		case rules.KindAffinity:
-			want := p.consumer.ServiceKey() + rules.AffinitySuffix
-			switch {
-			case !p.affinity:
-				return nil, false, "the affinity router is not in this consumer's chain (Java 3.3.6 does not register it; enable it with \"affinity\": true / dubboroute.affinity=true)"
-			case !k.Service && k.Prefix == providerApp && providerApp != consumerApp:
-				// dubboroute's provider-application affinity router (order 135):
-				// Java 3.3.6's reads .condition-router keys instead (a defect).
-				return []cluster.Slot{cluster.SlotAffinityApp}, false, ""
-			case k.Key != want:
-				return nil, false, "neither this consumer's service affinity key (" + want + ") nor the first provider's application key"
-			}
-			return []cluster.Slot{cluster.SlotAffinity}, false, ""
-		case rules.KindScript:
-			// Java's AppScriptStateRouter reads the first provider's application
-			// key; its rule never routes (no script engine on Java 15+).
-			if k.Prefix == providerApp || k.Prefix == earlierApp {
-				return nil, false, ""
-			}
-			return nil, false, "not the first provider's application (" + providerApp + ")"
-		case rules.KindMesh:
-			if meshApps[k.Prefix] {
-				return []cluster.Slot{cluster.SlotMesh}, false, ""
-			}
-			return nil, false, "no provider of application " + k.Prefix
-		case rules.KindConfigurators:
-			if k.Prefix == consumerApp || k.Prefix == p.consumer.ServiceKey() {
-				return nil, false, ""
-			}
-			return nil, false, "neither the consumer application's (" + consumerApp + ") nor this service's (" + p.consumer.ServiceKey() + ") configurators"
-		case rules.KindGray:
-			if k.Prefix == providerApp && grayRead {
-				return nil, true, ""
-			}
-			if k.Prefix == providerApp {
-				return nil, false, "gray rules steer the gray load balancer, not routing (explain shows its pick)"
-			}
-			return nil, false, "not the first provider's application (" + providerApp + ")"
-		}
-		return nil, false, "unknown kind"
-	}
-
-	apply := func(ev event, initialRead bool) {
-		st := states[ev.key.Key]
-		slots, isGray, why := slotsOf(ev.key)
-		content := ""
-		if ev.content != nil {
-			content = *ev.content
-		}
-		if ev.key.Kind == rules.KindGray && !isGray {
-			p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
-			return
-		}
-		if ev.key.Kind == rules.KindConfigurators {
-			p.applyConfigurators(ev.idx, ev.key, ev.content, initialRead, why)
-			return
-		}
-		// Parse even unread keys, so that a broken rule is reported.
-		var ref cluster.RuleRef
-		var gr *gray.Rule
-		deleted := strings.TrimSpace(content) == ""
-		if !deleted {
-			parsed, err := rules.Parse(ev.key.Kind, content)
-			ref = cluster.RuleRef{Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
-			gr = parsed.Gray
-			version := parsed.Version
-			switch {
-			case errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid):
-				p.ignored = append(p.ignored, Ignored{Rule: ev.idx, Reason: err.Error() + "; the previous rule stays in force"})
-			case err != nil:
-				p.rejected = append(p.rejected, Rejection{Rule: ev.idx, Error: err.Error()})
-			}
-			if why != "" {
-				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
-				return
-			}
-			if err != nil {
-				return
-			}
-			st.rev++
-			ref.Key = ev.key.Key
-			ref.Version = version + "#" + strconv.Itoa(st.rev)
-			if parsed.Mesh != nil {
-				ref.Mesh = []mesh.AppRule{{App: ev.key.Prefix, Key: ev.key.Key, Version: ref.Version, Rule: parsed.Mesh}}
-			}
-		} else {
-			if why != "" {
-				p.unread = append(p.unread, Unread{Rule: ev.idx, Key: ev.key.Key, Reason: why})
-				return
-			}
-			st.rev++
-			ref = cluster.RuleRef{Key: ev.key.Key}
-		}
-		st.ref, st.gr = ref, gr
-		if isGray {
-			p.gray, p.grayKey, p.grayVersion = gr, ev.key.Key, ref.Version
-			return
-		}
-		if ev.key.Kind == rules.KindMesh {
-			meshRefs[ev.key.Prefix] = ref
-			return
-		}
-		for _, s := range slots {
-			// At the initial read, the provider-app router takes the
-			// consumer-app rule only when no provider-app rule exists.
-			if initialRead && s == cluster.SlotProviderApp && ev.key.Prefix == consumerApp && !p.rules[s].Empty() {
-				continue
-			}
-			p.rules[s] = ref
-		}
-	}
-	// Configurators first: they decide which providers become invokers.
-	// The tag and provider-app routers follow the application of the first
-	// invoker of the latest non-empty invoker list (TagStateRouter and
-	// ProviderAppStateRouter re-subscribe when it changes). Keys of an
-	// application they followed before count as read.
-	for _, ev := range initial {
-		if ev.key.Kind == rules.KindConfigurators {
-			apply(ev, true)
-		}
-	}
-	initialApp := p.firstInvokerApp()
-	p.enabledApps(meshApps)
-	for _, ev := range updates {
-		if ev.key.Kind == rules.KindConfigurators {
-			apply(ev, false)
-		}
-	}
-	p.enabledApps(meshApps)
-	providerApp = p.firstInvokerApp()
-	if providerApp == "" {
-		providerApp = initialApp
-	}
-	if initialApp != "" && initialApp != providerApp {
-		earlierApp = initialApp
-	}
-	// Initial reads: consumer-side keys first (read when the router is
-	// built), provider-application keys at the first address notification.
-	for _, ev := range initial {
-		if ev.key.Kind != rules.KindConfigurators && !(ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp) {
-			apply(ev, true)
-		}
-	}
-	for _, ev := range initial {
-		if ev.key.Kind == rules.KindCondition && !ev.key.Service && ev.key.Prefix != consumerApp {
-			apply(ev, true)
-		}
-	}
-	for _, ev := range updates {
-		if ev.key.Kind != rules.KindConfigurators {
-			apply(ev, false)
-		}
-	}
-	var ms []mesh.AppRule
-	for _, r := range meshRefs {
-		for _, ar := range r.Mesh {
-			if !ar.Rule.Empty() {
-				ms = append(ms, ar)
-			}
-		}
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].App < ms[j].App })
-	p.rules[cluster.SlotMesh] = cluster.RuleRef{Mesh: ms}
+	ref := &assembly.Reference{Consumer: p.consumer, App: p.consumer.Application(), Affinity: p.affinity}
+	b := ref.Assemble(p.urls, p.cfg[configurator.ListRegistry], events, grayRead)
+	p.rules, p.cfg = b.Rules, b.Configurators
+	p.hasConfigurators = p.hasConfigurators || b.HasConfigurators
+	p.gray, p.grayKey, p.grayVersion = b.Gray, b.GrayKey, b.GrayVersion
+	p.rejected = append(p.rejected, b.Rejected...)
+	p.ignored = append(p.ignored, b.Ignored...)
+	p.unread = append(p.unread, b.Unread...)
 	return nil
-}
-
-// firstInvokerApp is the application of the first provider that passes the
-// directory's enabled check after the configurators.
-func (p *prepared) firstInvokerApp() string {
-	for _, u := range p.urls {
-		if p.enabled(u) {
-			return u.Application()
-		}
-	}
-	return ""
-}
-
-// enabled reports whether provider u passes the directory's enabled check
-// after the configurators in force.
-func (p *prepared) enabled(u *router.URL) bool {
-	pr := configurator.Provider{URL: u, Consumer: p.consumer}
-	if !p.cfg.Empty() {
-		pr = p.cfg.ConfigureProvider(u, p.consumer, p.consumer.Host)
-	}
-	return pr.Enabled()
-}
-
-// enabledApps adds to apps the application of every provider that passes
-// the enabled check (the applications Java's mesh router subscribes).
-func (p *prepared) enabledApps(apps map[string]bool) {
-	for _, u := range p.urls {
-		if a := u.Application(); a != "" && a != "unknown" && p.enabled(u) {
-			apps[a] = true
-		}
-	}
-}
-
-// applyConfigurators is AbstractConfiguratorListener for one event of a
-// configurators key: an initial empty value is skipped, a delete clears the
-// list, content Java fails to parse (empty content included) is rejected
-// and the list stays, content that yields no URL keeps the list.
-func (p *prepared) applyConfigurators(idx int, k rules.Key, content *string, initialRead bool, why string) {
-	p.hasConfigurators = true
-	list := configurator.ListApp
-	if k.Service {
-		list = configurator.ListService
-	}
-	if content == nil {
-		if why == "" {
-			p.cfg[list] = nil
-		} else {
-			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
-		}
-		return
-	}
-	if initialRead && *content == "" {
-		if why != "" {
-			p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
-		}
-		return
-	}
-	r, err := configurator.Parse(k.Key, *content)
-	if err != nil {
-		p.rejected = append(p.rejected, Rejection{Rule: idx, Error: err.Error()})
-	}
-	if why != "" {
-		p.unread = append(p.unread, Unread{Rule: idx, Key: k.Key, Reason: why})
-		return
-	}
-	if err != nil || r.Keep {
-		return
-	}
-	p.cfg[list] = r.List
 }
 
 // evaluator compiles the prepared case with rnd for v3.1 picks.

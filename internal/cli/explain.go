@@ -55,25 +55,16 @@ type RuleInfo struct {
 	Source string `json:"source"`
 }
 
-// GrayInfo is what the gray balancer would do with the eligible providers.
-type GrayInfo struct {
-	Key      string         `json:"key"`
-	Version  string         `json:"version"`
-	Decision gray.Decision  `json:"decision"`
-	Picked   string         `json:"picked,omitempty"`
-	Error    string         `json:"error,omitempty"`
-	Pools    map[string]int `json:"pools"`
-}
-
 type explainFlags struct {
-	rulesDir, providers, consumer          string
-	service, version, group, app, method   string
-	args, attach                           multiFlag
-	zk, digest, root, group2, registryRoot string
-	timeout                                time.Duration
-	asJSON                                 bool
-	seed                                   uint64
-	now                                    string
+	rulesDir, providers, consumer        string
+	service, version, group, app, method string
+	args, attach                         multiFlag
+	zk, root, group2, registryRoot       string
+	sec                                  zkSecFlags
+	timeout                              time.Duration
+	asJSON                               bool
+	seed                                 uint64
+	now                                  string
 }
 
 func runExplain(ctx context.Context, sio Stdio, argv []string) int {
@@ -101,7 +92,7 @@ and the rules from the config center at the keys this consumer would read.`)
 	fs.Var(&f.args, "arg", "call argument `value` (string; repeat for each argument)")
 	fs.Var(&f.attach, "attach", "invocation attachment `k=v` (repeatable), e.g. dubbo.tag=gray or userId=7")
 	fs.StringVar(&f.zk, "zk", "", "ZooKeeper `host:port` (comma-separated ensemble) for a live explanation")
-	fs.StringVar(&f.digest, "digest", "", "ZooKeeper digest credentials `user:pass`")
+	addZKSecFlags(fs, &f.sec, false)
 	fs.StringVar(&f.root, "root", zookeeper.DefaultRoot, "config-center root `path`")
 	fs.StringVar(&f.group2, "config-group", zookeeper.DefaultGroup, "config-center `group`")
 	fs.StringVar(&f.registryRoot, "registry-root", zookeeper.DefaultRegistryRoot, "registry root `path` of provider nodes")
@@ -246,7 +237,7 @@ func loadRulesDir(c *Case, dir string) ([]RuleInfo, error) {
 
 // loadLive reads the providers and the rules this consumer would read.
 func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error) {
-	cl, err := dialZK(f.zk, f.digest, f.root, f.group2, f.registryRoot, f.timeout)
+	cl, err := dialZK(f.zk, f.root, f.group2, f.registryRoot, f.timeout, &f.sec)
 	if err != nil {
 		return nil, err
 	}
@@ -451,58 +442,5 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 		} else {
 			fmt.Fprintf(w, "  delegate %s picks %s\n", d.Delegate, paint(color, cGreen, g.Picked))
 		}
-	}
-}
-
-// WriteTrace draws a routing trace as a tree, one line per router and per
-// condition, ending with a "no provider" line when the chain stopped empty.
-// explain prints it; the console shows it next to its drawn tree.
-func WriteTrace(w io.Writer, color bool, steps []router.Step) {
-	for i, s := range steps {
-		last := i == len(steps)-1
-		branch, indent := "├─", "│  "
-		if last {
-			branch, indent = "└─", "   "
-		}
-		ref := ""
-		if s.Key != "" {
-			ref = " [" + s.Key
-			if s.Version != "" {
-				ref += " " + s.Version
-			}
-			ref += "]"
-		}
-		out := fmt.Sprintf("%d → %d", s.In, s.Out)
-		if s.Out == 0 {
-			out = paint(color, cRed, out)
-		} else if s.Out < s.In {
-			out = paint(color, cYellow, out)
-		}
-		fmt.Fprintf(w, "%s %-13s %s  %s%s", branch, s.Router, out, s.Branch, paint(color, cDim, ref))
-		if s.Detail != "" {
-			fmt.Fprintf(w, " (%s)", s.Detail)
-		}
-		fmt.Fprintln(w)
-		for j, c := range s.Conditions {
-			cb := "├─"
-			if j == len(s.Conditions)-1 {
-				cb = "└─"
-			}
-			when := "when ✗"
-			if c.WhenMatched {
-				when = "when ✓"
-			}
-			dest := ""
-			if c.Branch == router.BranchWeighted || (c.Destination > 0 && c.Branch == router.BranchMatched) {
-				dest = fmt.Sprintf(" destination #%d", c.Destination)
-			}
-			fmt.Fprintf(w, "%s%s #%d %q  %s  %d → %d  %s%s\n", indent, cb, c.Index, c.Text, when, c.In, c.Out, c.Branch, dest)
-		}
-		if !last && s.Out == 0 {
-			break
-		}
-	}
-	if n := len(steps); n > 0 && steps[n-1].Out == 0 {
-		fmt.Fprintf(w, "%s: the chain stops at %s (fail-fast)\n", paint(color, cRed, "no provider"), steps[n-1].Router)
 	}
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/configurator"
-	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"os"
 	"reflect"
@@ -16,11 +14,14 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/loadbalance/names"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/tag"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
 // Finding is one lint finding, as printed by lint, push and watch.
@@ -173,6 +174,13 @@ func (l *linter) configurators(k rules.Key, content string) {
 	for _, f := range r.Findings {
 		l.add("DR501", f.Line, -1, "%s: %s", f.Field, f.Message)
 	}
+	for _, c := range r.URLs {
+		for k, v := range c.URL.Params.All() {
+			if k == "loadbalance" || strings.HasSuffix(k, ".loadbalance") {
+				l.loadbalance(c.Origin.Line, k, v)
+			}
+		}
+	}
 	if r.Form == "yaml" && r.RuleKey != "" {
 		scope := r.Scope
 		if scope != "application" {
@@ -183,6 +191,18 @@ func (l *linter) configurators(k rules.Key, content string) {
 		}
 		l.keyChecks(k, "", scope)
 	}
+}
+
+// loadbalance reports a balancer name Java Dubbo 3.3.6 does not have.
+func (l *linter) loadbalance(line int, key, name string) {
+	if name == "" || names.IsJava(name) {
+		return
+	}
+	if c, ok := names.Canonical(name); ok {
+		l.add("DR502", line, -1, "%s: %q is dubbo-go's name: Java consumers fail every call (no LoadBalance extension %q); dubboroute runs Java's %s, write %q", key, name, name, c, c)
+		return
+	}
+	l.add("DR502", line, -1, "%s: no balancer %q: Java consumers fail every call (IllegalStateException), plain dubbo-go consumers panic; dubboroute warns once, counts it (dubboroute_unknown_loadbalance_total) and uses random", key, name)
 }
 
 var adminListRE = regexp.MustCompile(`^host (!?=) (.+) =>$`)

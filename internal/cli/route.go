@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"math/rand/v2"
 	"strings"
 
@@ -48,39 +47,12 @@ type Outcome struct {
 	Count  int      `json:"count"`
 }
 
-// Leaf is one path through the v3.1 weighted picks of a call: the result,
-// its exact probability under dubboroute (P, Prob: each destination w/W) and
-// under Java 3.3 (JavaP, JavaProb: the first candidate w+1, the last w-1),
-// the weight of the destination picked last (nil when no pick was made),
-// and every pick on the path.
-type Leaf struct {
-	Result   []string `json:"result"`
-	P        string   `json:"p"`
-	Prob     float64  `json:"prob"`
-	JavaP    string   `json:"java_p"`
-	JavaProb float64  `json:"java_prob"`
-	Weight   *int64   `json:"weight"`
-	Picks    []Pick   `json:"picks"`
-}
-
-// Pick is one weighted draw: the candidates' effective weights, Java's
-// number of draw values out of W that pick each ("counts", as the Java
-// oracle names them), and the candidate taken.
-type Pick struct {
-	Weights    []int64 `json:"weights"`
-	JavaCounts []int64 `json:"counts"`
-	Pick       int     `json:"pick"`
-}
-
 type routeOptions struct {
 	samples      int
 	destinations bool
 	trace        bool
 	rand         router.Rand
 }
-
-// maxLeaves bounds the destination enumeration, as the Java oracle does.
-const maxLeaves = 4096
 
 // routeCase evaluates one case.
 func routeCase(c *Case, opt routeOptions) (res Result) {
@@ -143,21 +115,6 @@ func routeCase(c *Case, opt routeOptions) (res Result) {
 	return res
 }
 
-// script is a Rand that replays planned draws and records every draw's n.
-type script struct {
-	plan  []uint64
-	calls []uint64
-}
-
-func (s *script) rand(n uint64) uint64 {
-	k := len(s.calls)
-	s.calls = append(s.calls, n)
-	if k < len(s.plan) && s.plan[k] < n {
-		return s.plan[k]
-	}
-	return 0
-}
-
 // enumerate lists every outcome of the call's weighted picks with its exact
 // probability, by depth-first search over the draws. The chain runs with a
 // scripted Rand; at each draw the candidates' ranges of draw values are found
@@ -168,127 +125,6 @@ func enumerate(p *prepared) ([]Leaf, error) {
 		ev := p.evaluator(rnd)
 		return func(tr *router.Trace) *router.Set { return ev.RouteSet(&p.call, tr) }
 	}, p.ids)
-}
-
-// Enumerate lists every outcome of one call's weighted picks with its exact
-// probability. compile builds the router chain with the given Rand (the
-// chain draws every weighted pick from it) and returns a function routing
-// the call with a trace; ids names the providers of a routed set. The route
-// command and the console (the live snapshot's rules recompiled with a
-// scripted Rand) share it, so both enumerate through the routing code
-// itself.
-func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids func(*router.Set) []string) ([]Leaf, error) {
-	sc := &script{}
-	route := compile(sc.rand)
-	run := func(plan []uint64) (*router.Set, []uint64, []int) {
-		sc.plan, sc.calls = plan, sc.calls[:0]
-		tr := &router.Trace{}
-		set := route(tr)
-		var picks []int
-		for _, st := range tr.Steps {
-			for _, c := range st.Conditions {
-				if c.Branch == router.BranchWeighted {
-					picks = append(picks, c.Destination)
-				}
-			}
-		}
-		return set, append([]uint64(nil), sc.calls...), picks
-	}
-	var leaves []Leaf
-	var walk func(plan []uint64, path []drawLevel) error
-	walk = func(plan []uint64, path []drawLevel) error {
-		set, calls, _ := run(plan)
-		d := len(plan)
-		if len(calls) <= d {
-			if len(leaves) >= maxLeaves {
-				return fmt.Errorf("more than %d weighted outcomes", maxLeaves)
-			}
-			leaves = append(leaves, makeLeaf(ids(set), path))
-			return nil
-		}
-		n := calls[d]
-		pickAt := func(x uint64) int {
-			_, _, picks := run(append(append([]uint64(nil), plan...), x))
-			if d < len(picks) {
-				return picks[d]
-			}
-			return -1
-		}
-		// Candidate ranges [lo, hi) of the draw value.
-		var los []uint64
-		var weights []int64
-		for lo := uint64(0); lo < n; {
-			t := pickAt(lo)
-			a, b := lo+1, n
-			for a < b {
-				mid := a + (b-a)/2
-				if pickAt(mid) != t {
-					b = mid
-				} else {
-					a = mid + 1
-				}
-			}
-			los = append(los, lo)
-			weights = append(weights, int64(a-lo))
-			lo = a
-		}
-		for k, lo := range los {
-			next := append(append([]uint64(nil), plan...), lo)
-			if err := walk(next, append(append([]drawLevel(nil), path...), drawLevel{weights, k})); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(nil, nil); err != nil {
-		return nil, err
-	}
-	return leaves, nil
-}
-
-// drawLevel is one draw on a path: the candidates' weights and the pick.
-type drawLevel struct {
-	weights []int64
-	pick    int
-}
-
-func makeLeaf(result []string, path []drawLevel) Leaf {
-	p, jp := big.NewRat(1, 1), big.NewRat(1, 1)
-	l := Leaf{Result: result, Picks: []Pick{}}
-	for _, lv := range path {
-		var total int64
-		for _, w := range lv.weights {
-			total += w
-		}
-		jc := javaCounts(lv.weights)
-		p.Mul(p, big.NewRat(lv.weights[lv.pick], total))
-		jp.Mul(jp, big.NewRat(jc[lv.pick], total))
-		w := lv.weights[lv.pick]
-		l.Weight = &w
-		l.Picks = append(l.Picks, Pick{Weights: lv.weights, JavaCounts: jc, Pick: lv.pick})
-	}
-	l.P, l.JavaP = p.RatString(), jp.RatString()
-	if !strings.Contains(l.P, "/") {
-		l.P += "/1"
-	}
-	if !strings.Contains(l.JavaP, "/") {
-		l.JavaP += "/1"
-	}
-	l.Prob, _ = p.Float64()
-	l.JavaProb, _ = jp.Float64()
-	return l
-}
-
-// javaCounts is how many of Java's W draw values pick each candidate:
-// DestinationSet.randDestination returns the first i with r - prefix_i <= 0
-// for r in [0, W), so the first gets w+1, the last w-1, the others w.
-func javaCounts(w []int64) []int64 {
-	out := append([]int64(nil), w...)
-	if len(out) > 1 {
-		out[0]++
-		out[len(out)-1]--
-	}
-	return out
 }
 
 // ---------------------------------------------------------------------------

@@ -5,39 +5,119 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/rules"
 	"io"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/rules"
 )
+
+// DigestEnv is the environment variable the ZooKeeper commands read digest
+// credentials (user:password) from when neither --digest nor --digest-file
+// is given; unlike argv it is not visible to other users in ps.
+const DigestEnv = "DUBBOROUTE_ZK_DIGEST"
 
 // zkFlags are the connection flags of get, push, rm and watch.
 type zkFlags struct {
-	addr, digest, root, group string
-	timeout                   time.Duration
+	addr, root, group string
+	timeout           time.Duration
+	sec               zkSecFlags
 }
 
-func addZKFlags(fs *flagSet) *zkFlags {
+// zkSecFlags are the ZooKeeper credential, ACL and TLS flags.
+type zkSecFlags struct {
+	digest, digestFile                    string
+	acl                                   string
+	tls                                   bool
+	tlsCA, tlsCert, tlsKey, tlsServerName string
+}
+
+func addZKSecFlags(fs *flagSet, s *zkSecFlags, withACL bool) {
+	fs.StringVar(&s.digest, "digest", "", "ZooKeeper digest credentials `user:pass` (visible in ps: prefer --digest-file or $"+DigestEnv+")")
+	fs.StringVar(&s.digestFile, "digest-file", "", "read the digest credentials user:pass from the first line of `file`")
+	if withACL {
+		fs.StringVar(&s.acl, "acl", "", "ACL of the nodes created, in zkCli's notation, e.g. `world:anyone:r,auth::cdrwa` (default: Dubbo's creator-only ACL with credentials, else world:anyone:cdrwa)")
+	}
+	fs.BoolVar(&s.tls, "tls", false, "connect with TLS (ZooKeeper's secureClientPort)")
+	fs.StringVar(&s.tlsCA, "tls-ca", "", "PEM `file` of the CA certificates to trust (implies --tls; default: the system's)")
+	fs.StringVar(&s.tlsCert, "tls-cert", "", "PEM client certificate `file` (implies --tls; with --tls-key)")
+	fs.StringVar(&s.tlsKey, "tls-key", "", "PEM client key `file` (implies --tls)")
+	fs.StringVar(&s.tlsServerName, "tls-server-name", "", "`name` to verify the server certificate against (default: the host dialed)")
+}
+
+// credentials are the digest credentials: --digest, else --digest-file,
+// else $DUBBOROUTE_ZK_DIGEST; empty for none.
+func (s *zkSecFlags) credentials() (string, error) {
+	switch {
+	case s.digest != "":
+		return s.digest, nil
+	case s.digestFile != "":
+		b, err := os.ReadFile(s.digestFile)
+		if err != nil {
+			return "", fmt.Errorf("digest credentials: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		line = strings.TrimSpace(line)
+		if line == "" {
+			return "", fmt.Errorf("digest credentials: %s: first line is empty", s.digestFile)
+		}
+		return line, nil
+	}
+	return strings.TrimSpace(os.Getenv(DigestEnv)), nil
+}
+
+// options are the client options the flags ask for.
+func (s *zkSecFlags) options() ([]zookeeper.Option, error) {
+	var opts []zookeeper.Option
+	digest, err := s.credentials()
+	if err != nil {
+		return nil, err
+	}
+	if digest != "" {
+		if !strings.Contains(digest, ":") {
+			return nil, errors.New("digest credentials must be user:password")
+		}
+		opts = append(opts, zookeeper.WithDigest(digest))
+	}
+	if s.acl != "" {
+		acl, err := zookeeper.ParseACL(s.acl)
+		if err != nil {
+			return nil, fmt.Errorf("--acl: %w", err)
+		}
+		opts = append(opts, zookeeper.WithACL(acl))
+	}
+	if s.tls || s.tlsCA != "" || s.tlsCert != "" || s.tlsKey != "" {
+		cfg, err := zookeeper.TLSConfig(zookeeper.TLSFiles{CA: s.tlsCA, Cert: s.tlsCert, Key: s.tlsKey, ServerName: s.tlsServerName})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, zookeeper.WithTLS(cfg))
+	}
+	return opts, nil
+}
+
+func addZKFlags(fs *flagSet, withACL bool) *zkFlags {
 	z := &zkFlags{}
 	fs.StringVar(&z.addr, "zk", "", "ZooKeeper `host:port` (comma-separated ensemble); required")
-	fs.StringVar(&z.digest, "digest", "", "ZooKeeper digest credentials `user:pass` (ACL auth; nodes created get Dubbo's creator-only ACL)")
+	addZKSecFlags(fs, &z.sec, withACL)
 	fs.StringVar(&z.root, "root", zookeeper.DefaultRoot, "config-center root `path` (Java's dubbo.config-center.root-path)")
 	fs.StringVar(&z.group, "group", zookeeper.DefaultGroup, "config-center `group`")
 	fs.DurationVar(&z.timeout, "timeout", zookeeper.DefaultTimeout, "connect and operation `timeout`")
 	return z
 }
 
-func dialZK(addr, digest, root, group, registryRoot string, timeout time.Duration) (*zookeeper.Client, error) {
+func dialZK(addr, root, group, registryRoot string, timeout time.Duration, sec *zkSecFlags) (*zookeeper.Client, error) {
 	opts := []zookeeper.Option{zookeeper.WithTimeout(timeout), zookeeper.WithRoot(root), zookeeper.WithGroup(group)}
 	if registryRoot != "" {
 		opts = append(opts, zookeeper.WithRegistryRoot(registryRoot))
 	}
-	if digest != "" {
-		opts = append(opts, zookeeper.WithDigest(digest))
+	more, err := sec.options()
+	if err != nil {
+		return nil, err
 	}
-	c, err := zookeeper.Dial(strings.Split(addr, ","), opts...)
+	c, err := zookeeper.Dial(strings.Split(addr, ","), append(opts, more...)...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to ZooKeeper %s: %w", addr, err)
 	}
@@ -51,7 +131,7 @@ func (z *zkFlags) dial(fs *flagSet) (*zookeeper.Client, int, bool) {
 	if z.timeout <= 0 {
 		return nil, fs.usageErr("--timeout must be positive"), false
 	}
-	c, err := dialZK(z.addr, z.digest, z.root, z.group, "", z.timeout)
+	c, err := dialZK(z.addr, z.root, z.group, "", z.timeout, &z.sec)
 	if err != nil {
 		return nil, fail(fs.sio, strings.TrimPrefix(fs.Name(), programName+" "), err), false
 	}
@@ -93,7 +173,7 @@ func runGet(ctx context.Context, sio Stdio, args []string) int {
 Admin uses (<root>/<group>/<KEY>, by default /dubbo/config/dubbo/<KEY>).
 The content goes to stdout as stored. If it is not a valid rule of the key's
 kind, the errors go to stderr and the exit status is 1.`)
-	z := addZKFlags(fs)
+	z := addZKFlags(fs, false)
 	asJSON := fs.Bool("json", false, "print {key, path, version, content, findings} as JSON")
 	key, c, code, ok := z.keyAndDial(fs, args)
 	if !ok {
@@ -137,7 +217,7 @@ func runPush(ctx context.Context, sio Stdio, args []string) int {
 uses, creating missing parents as Dubbo Admin does. The rule is read from FILE,
 or stdin. A rule with lint errors (one the runtime would reject) is refused
 unless --force; warnings are printed and do not stop the push.`)
-	z := addZKFlags(fs)
+	z := addZKFlags(fs, true)
 	force := fs.Bool("force", false, "push even when lint finds errors")
 	asJSON := fs.Bool("json", false, "print {key, path, version, findings} as JSON")
 	pos, code, ok := fs.parse(args)
@@ -188,7 +268,7 @@ func runRm(ctx context.Context, sio Stdio, args []string) int {
 	fs := newFlags(sio, "rm", "--zk HOST:PORT [flags] KEY",
 		`Delete the rule stored under a config-center key. Consumers then route
 without it (Java and dubboroute treat a deleted node as "no rule").`)
-	z := addZKFlags(fs)
+	z := addZKFlags(fs, false)
 	key, c, code, ok := z.keyAndDial(fs, args)
 	if !ok {
 		return code
@@ -222,7 +302,7 @@ func runWatch(ctx context.Context, sio Stdio, args []string) int {
 linted: first the current content (if any), then every add, update and delete,
 until interrupted (or --count events). ZooKeeper watches carry no data, so
 changes faster than one read may arrive as one event with the latest content.`)
-	z := addZKFlags(fs)
+	z := addZKFlags(fs, false)
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
 	count := fs.Int("count", 0, "stop after `n` events (0: run until interrupted)")
 	pos, code, ok := fs.parse(args)

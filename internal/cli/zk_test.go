@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -140,6 +141,38 @@ func TestZooKeeperCommands(t *testing.T) {
 		// The node has Dubbo's creator-only ACL: without credentials it cannot be read.
 		if _, errOut, code := run(t, "", "get", "--zk", addr, "--root", "/team/config", key); code != ExitFail || errOut == "" {
 			t.Fatalf("get without digest: exit %d, %q", code, errOut)
+		}
+	})
+
+	t.Run("acl-digest-file-env", func(t *testing.T) {
+		key := "demo-provider.condition-router"
+		rule := "conditions:\n  - => host=1.2.3.4\n"
+		cred := filepath.Join(t.TempDir(), "zk-digest")
+		if err := os.WriteFile(cred, []byte("admin:s3cret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Rules world-readable, writable by the admin identity only.
+		out, errOut, code := run(t, rule, "push", "--zk", addr, "--root", "/acl/config", "--digest-file", cred, "--acl", "world:anyone:r,auth::cdrwa", key)
+		if code != ExitOK {
+			t.Fatalf("push --acl: exit %d, %q %q", code, out, errOut)
+		}
+		if got, _, code := run(t, "", "get", "--zk", addr, "--root", "/acl/config", key); code != ExitOK || got != rule {
+			t.Fatalf("anonymous get of a world-readable rule: exit %d, %q", code, got)
+		}
+		_, errOut, code = run(t, "conditions:\n  - => host=6.6.6.6\n", "push", "--zk", addr, "--root", "/acl/config", key)
+		if code != ExitFail || !strings.Contains(errOut, "NoAuth") || !strings.Contains(errOut, "/acl/config/dubbo/"+key) || !strings.Contains(errOut, "anonymous") {
+			t.Fatalf("anonymous push over an admin rule: exit %d, %q; want a NoAuth error naming the node and the identity", code, errOut)
+		}
+		t.Setenv(DigestEnv, "admin:wrong")
+		if _, errOut, code = run(t, rule, "rm", "--zk", addr, "--root", "/acl/config", key); code != ExitFail || !strings.Contains(errOut, "digest user \"admin\"") {
+			t.Fatalf("rm with a wrong password from $%s: exit %d, %q", DigestEnv, code, errOut)
+		}
+		t.Setenv(DigestEnv, "admin:s3cret")
+		if _, errOut, code = run(t, "", "rm", "--zk", addr, "--root", "/acl/config", key); code != ExitOK {
+			t.Fatalf("rm with credentials from $%s: exit %d, %q", DigestEnv, code, errOut)
+		}
+		if _, errOut, code = run(t, rule, "push", "--zk", addr, "--acl", "world:anyone:q", key); code != ExitFail || !strings.Contains(errOut, "--acl") {
+			t.Fatalf("push with a bad --acl: exit %d, %q", code, errOut)
 		}
 	})
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	lbweight "github.com/dubboroute/dubboroute/loadbalance/weight"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -29,6 +30,10 @@ const (
 // in float32 exactly as Java does; otherwise the weight. Negative results
 // become 0. (uptime == 0 keeps the full weight: Java's test is uptime > 0.)
 func WarmupWeight(weight, timestamp, warmup, nowMillis int64) int64 {
+	if weight >= math.MinInt32 && weight <= math.MaxInt32 && warmup >= 0 && warmup <= math.MaxInt32 {
+		// One source of truth: Java's getWeight as loadbalance/weight has it.
+		return int64(lbweight.Warm(int32(weight), timestamp, int32(warmup), nowMillis))
+	}
 	if weight > 0 && timestamp > 0 {
 		uptime := nowMillis - timestamp
 		if uptime < 0 {
@@ -128,19 +133,15 @@ func methodWeightKeys(u *router.URL, into map[string]struct{}) {
 	}
 }
 
-// weightFor is a provider's configured weight for a method ("" = none):
-// <method>.weight, then methods.<method>.weight, then weight, then 100.
+// weightFor is a provider's configured weight for a method ("" = none),
+// read as Java reads it (loadbalance/weight.MethodParam: <method>.weight
+// unless the URL's methods parameter does not contain the method, then
+// dubbo-go's methods.<method>.weight, then weight, then 100).
 func weightFor(u *router.URL, method string) int64 {
-	if method != "" {
-		if w, ok := paramInt(u, method+".weight"); ok {
-			return w
+	if v, ok := lbweight.MethodParam(u.Params, method, "weight"); ok {
+		if w, ok := lbweight.ParseInt(v); ok {
+			return int64(w)
 		}
-		if w, ok := paramInt(u, "methods."+method+".weight"); ok {
-			return w
-		}
-	}
-	if w, ok := paramInt(u, "weight"); ok {
-		return w
 	}
 	return DefaultWeight
 }

@@ -22,6 +22,11 @@
 //
 // # What is measured
 //
+// SCALE_LB=<names> (Java balancer names, comma-separated) adds, per size,
+// sub-benchmarks impl=<dubboroute|dubbogo>/lb=<name>/n=<n> with the
+// consumer dialled with that balancer (dubbo-go under its own name for it:
+// consistenthashing, p2c; none for shortestresponse).
+//
 // At each fleet size (n = 100 and 1,000; SCALE_N overrides), for
 // each consumer in turn (never both at once, so they do not compete for
 // the CPUs): time from process start to the first queryAll served by p0,

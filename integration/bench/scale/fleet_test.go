@@ -34,7 +34,38 @@ func build(impl string) (bin, lb string) {
 	if b, ok := strings.CutSuffix(impl, "+gray"); ok {
 		return b, "gray"
 	}
+	if b, name, ok := strings.Cut(impl, "+lb="); ok {
+		return b, name
+	}
 	return impl, "random"
+}
+
+// scaleLBs are the balancers SCALE_LB names (comma-separated Java names,
+// e.g. random,roundrobin,leastactive,consistenthash), each measured for
+// dubboroute and, under dubbo-go's name for it, for plain dubbo-go:
+// sub-benchmarks impl=<impl>/lb=<name>/n=<n>.
+func scaleLBs() []string {
+	var out []string
+	for _, s := range strings.Split(os.Getenv("SCALE_LB"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// dubbogoLB is dubbo-go v3.3.2's name for a Java balancer ("": none; a
+// plain dubbo-go consumer would panic on the Java name).
+func dubbogoLB(name string) string {
+	switch name {
+	case "consistenthash":
+		return "consistenthashing"
+	case "adaptive":
+		return "p2c"
+	case "shortestresponse":
+		return ""
+	}
+	return name
 }
 
 const consumerPkg = "github.com/dubboroute/dubboroute/integration/bench/scale/scaleconsumer"

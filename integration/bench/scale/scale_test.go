@@ -171,6 +171,27 @@ func BenchmarkScale(b *testing.B) {
 				}
 			})
 		}
+		for _, name := range scaleLBs() {
+			for _, bin := range impls[:2] {
+				lb := name
+				if bin == "dubbogo" {
+					if lb = dubbogoLB(name); lb == "" {
+						continue
+					}
+				}
+				b.Run(fmt.Sprintf("impl=%s/lb=%s/n=%d", bin, name, n), func(b *testing.B) {
+					r := f.measure(b, bs, bin+"+lb="+lb)
+					rows = append(rows, r)
+					if r.note != "" {
+						return
+					}
+					b.ReportMetric(r.rate, "calls/s")
+					b.ReportMetric(r.cpuUs, "cpu-us/call")
+					b.ReportMetric(r.p50us, "p50-us")
+					b.ReportMetric(r.p99us, "p99-us")
+				})
+			}
+		}
 		if n == refsFleet {
 			for _, impl := range impls[:2] {
 				b.Run(fmt.Sprintf("refs=%d/impl=%s/n=%d", refsN, impl, n), func(b *testing.B) {

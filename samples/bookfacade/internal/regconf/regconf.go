@@ -2,6 +2,7 @@ package regconf
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"dubbo.apache.org/dubbo-go/v3/config_center"
@@ -11,10 +12,54 @@ import (
 // Memory is the address of the in-process registry and config center.
 const Memory = "memory://"
 
+// Security is what an address may carry besides scheme://host:port:
+// "zookeeper://user:password@host:port?zookeeper.tls=true&zookeeper.tls.ca=ca.pem"
+// (digest credentials, URL parameters of the registry and config center).
+type Security struct {
+	Username, Password string
+	Params             map[string]string
+}
+
+// parse splits addr into Split's parts and its Security.
+func parse(addr string) (scheme, hostport string, sec Security, err error) {
+	scheme, hostport, err = Split(addr)
+	if err != nil {
+		return "", "", sec, err
+	}
+	_, rest, _ := strings.Cut(strings.TrimSpace(addr), "://")
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		user, pass, _ := strings.Cut(rest[:at], ":")
+		if sec.Username, err = url.PathUnescape(user); err == nil {
+			sec.Password, err = url.PathUnescape(pass)
+		}
+		if err != nil {
+			return "", "", sec, fmt.Errorf("registry address: credentials: %w", err)
+		}
+	}
+	if _, query, ok := strings.Cut(rest, "?"); ok {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return "", "", sec, fmt.Errorf("registry address: parameters: %w", err)
+		}
+		sec.Params = map[string]string{}
+		for k := range q {
+			sec.Params[k] = q.Get(k)
+		}
+	}
+	return scheme, hostport, sec, nil
+}
+
 // Split parses "scheme://host:port" into the dubbo-go extension name and
-// address; "memory://" becomes ("memory", "127.0.0.1:0").
+// address; "memory://" becomes ("memory", "127.0.0.1:0"). Credentials
+// ("user:password@") and parameters ("?k=v") are left out (see Security).
 func Split(addr string) (scheme, hostport string, err error) {
 	scheme, hostport, ok := strings.Cut(strings.TrimSpace(addr), "://")
+	if at := strings.LastIndex(hostport, "@"); at >= 0 {
+		hostport = hostport[at+1:]
+	}
+	if i := strings.Index(hostport, "?"); i >= 0 {
+		hostport = hostport[:i]
+	}
 	if !ok || scheme == "" {
 		return "", "", fmt.Errorf("registry address %q: want scheme://host:port, e.g. memory:// or zookeeper://127.0.0.1:2181", addr)
 	}
@@ -49,7 +94,7 @@ var RegistryTypes = []string{"interface", "service", "all", "default"}
 // default, application-level). Application-level registries also serve as
 // the metadata report.
 func RegistryOfType(addr, registryType string) ([]registry.Option, error) {
-	scheme, hostport, err := Split(addr)
+	scheme, hostport, sec, err := parse(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +102,12 @@ func RegistryOfType(addr, registryType string) ([]registry.Option, error) {
 		registry.WithRegistry(scheme),
 		registry.WithAddress(scheme + "://" + hostport),
 		registry.WithoutUseAsConfigCenter(),
+	}
+	if sec.Username != "" {
+		opts = append(opts, registry.WithUsername(sec.Username), registry.WithPassword(sec.Password))
+	}
+	if len(sec.Params) > 0 {
+		opts = append(opts, registry.WithParams(sec.Params))
 	}
 	switch registryType {
 	case "interface", "":
@@ -75,13 +126,20 @@ func RegistryOfType(addr, registryType string) ([]registry.Option, error) {
 // group "dubbo" (ZooKeeper: /dubbo/config/dubbo/<key>, where Dubbo Admin
 // writes them).
 func ConfigCenter(addr string) ([]config_center.Option, error) {
-	scheme, hostport, err := Split(addr)
+	scheme, hostport, sec, err := parse(addr)
 	if err != nil {
 		return nil, err
 	}
-	return []config_center.Option{
+	opts := []config_center.Option{
 		config_center.WithConfigCenter(scheme),
 		config_center.WithAddress(scheme + "://" + hostport),
 		config_center.WithNamespace("dubbo"),
-	}, nil
+	}
+	if sec.Username != "" {
+		opts = append(opts, config_center.WithUsername(sec.Username), config_center.WithPassword(sec.Password))
+	}
+	if len(sec.Params) > 0 {
+		opts = append(opts, config_center.WithParams(sec.Params))
+	}
+	return opts, nil
 }

@@ -25,7 +25,12 @@ import org.apache.dubbo.rpc.RpcContext;
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
  *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]...
+ *   [--zk-auth-env DUBBOROUTE_ZK_DIGEST]
  * </pre>
+ * {@code --zk-auth-env} names an environment variable holding ZooKeeper digest credentials {@code user:password}
+ * for the registry and the config center (Dubbo's Curator client then authenticates with them and creates its nodes
+ * CREATOR_ALL_ACL). TLS to ZooKeeper is ZooKeeper's own system properties ({@code zookeeper.client.secure},
+ * {@code zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty}, {@code zookeeper.ssl.trustStore.*}).
  * {@code --protocol} is the reference's protocol: only providers of that protocol are used (unset: any).
  * {@code --scenario} (repeatable) runs several call shapes in this one JVM, {@code --calls} calls each, in order:
  * the method, then the call's attachments (replacing {@code --method} and {@code --attach}); queryByName gets
@@ -88,6 +93,17 @@ public final class BookConsumer {
         }
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
         configCenter.setAddress(zk); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
+        if (args.has("zk-auth-env")) {
+            String creds = System.getenv(args.get("zk-auth-env", ""));
+            int colon = creds == null ? -1 : creds.indexOf(':');
+            if (colon <= 0) {
+                throw new IllegalArgumentException("--zk-auth-env: $" + args.get("zk-auth-env", "") + " is not user:password");
+            }
+            registry.setUsername(creds.substring(0, colon));
+            registry.setPassword(creds.substring(colon + 1));
+            configCenter.setUsername(creds.substring(0, colon));
+            configCenter.setPassword(creds.substring(colon + 1));
+        }
 
         ReferenceConfig<BookFacade> reference = new ReferenceConfig<>();
         reference.setInterface(BookFacade.class);

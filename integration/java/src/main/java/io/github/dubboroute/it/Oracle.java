@@ -462,7 +462,10 @@ public final class Oracle {
                 // ListenableStateRouter.process: parse, then generateConditions builds one router per condition.
                 AbstractRouterRule rule = ConditionRuleParser.parse(content);
                 if (rule == null) {
-                    return "ignored: configVersion newer than v3.1 (ConditionRuleParser returned null)";
+                    // configVersion newer than v3.1: ConditionRuleParser logs a warning ("Ignore this
+                    // configuration") and returns null, generateConditions keeps the routers it had: ignored, not an
+                    // error (as for no conditions below).
+                    return null;
                 }
                 if (!rule.isValid()) {
                     return null; // no conditions: Java keeps whatever was there before, without an error

@@ -1,0 +1,642 @@
+package balancers
+
+import (
+	"net"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
+	"dubbo.apache.org/dubbo-go/v3/common"
+	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"github.com/dubbogo/gost/log/logger"
+	"github.com/prometheus/client_golang/prometheus"
+
+	// dubbo-go's balancers register first, so ours replace them whatever
+	// the application imports, and their originals stay reachable for
+	// side-by-side benchmarks (DubboGo).
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/aliasmethod"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/consistenthashing"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/iwrr"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/leastactive"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/p2c"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/random"
+	_ "dubbo.apache.org/dubbo-go/v3/cluster/loadbalance/roundrobin"
+
+	"github.com/dubboroute/dubboroute/loadbalance/adaptive"
+	"github.com/dubboroute/dubboroute/loadbalance/consistenthash"
+	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
+	"github.com/dubboroute/dubboroute/loadbalance/names"
+	"github.com/dubboroute/dubboroute/loadbalance/random"
+	"github.com/dubboroute/dubboroute/loadbalance/roundrobin"
+	"github.com/dubboroute/dubboroute/loadbalance/shortestresponse"
+	"github.com/dubboroute/dubboroute/loadbalance/weight"
+)
+
+// Default is Java's default load balancer.
+const Default = names.Default
+
+// Names are the names registered, sorted.
+func Names() []string { return names.All() }
+
+// Canonical returns the Java balancer a name runs and whether the name is
+// one of ours ("" counts as the default).
+func Canonical(name string) (string, bool) { return names.Canonical(name) }
+
+// Options configure the process-wide balancers.
+type Options struct {
+	// Rand draws the random numbers (nil: weight.DefaultRand).
+	Rand weight.Rand
+	// Clock is the time in ms (nil: weight.DefaultClock).
+	Clock weight.Clock
+	// SlidePeriod is shortestresponse's window in ms (<= 0: 30000).
+	SlidePeriod int64
+}
+
+// Balancers is one set of dubboroute balancers sharing a plan cache. The
+// process-wide one is registered into dubbo-go; tests make their own.
+type Balancers struct {
+	rnd     weight.Rand
+	clock   weight.Clock
+	rr      *roundrobin.Balancer
+	windows *shortestresponse.Windows
+	cache   [cacheSlots]atomic.Pointer[plan]
+	plans   atomic.Uint64
+	byName  map[string]loadbalance.LoadBalance
+}
+
+// New makes a set of balancers.
+func New(o Options) *Balancers {
+	if o.Rand == nil {
+		o.Rand = weight.DefaultRand
+	}
+	if o.Clock == nil {
+		o.Clock = weight.DefaultClock
+	}
+	b := &Balancers{rnd: o.Rand, clock: o.Clock, rr: roundrobin.New(), windows: shortestresponse.NewWindows(o.SlidePeriod, o.Clock)}
+	b.byName = map[string]loadbalance.LoadBalance{
+		random.Name:           &randomLB{b},
+		roundrobin.Name:       &rrLB{b},
+		leastactive.Name:      &laLB{b},
+		shortestresponse.Name: &srLB{b},
+		consistenthash.Name:   &chLB{b},
+		adaptive.Name:         &adLB{b},
+	}
+	return b
+}
+
+// Get returns the balancer a name runs. On the process-wide set a name
+// registered into dubbo-go by someone else (gray, an application's own) is
+// that balancer; an unknown name gets the default with a warning, a metric
+// and an Unknown entry. Never nil, never panics.
+func (b *Balancers) Get(name string) loadbalance.LoadBalance {
+	c, ok := Canonical(name)
+	if !ok && b == std {
+		if Registered(name) {
+			return dgext.GetLoadbalance(name) // another registered balancer (gray, an application's own)
+		}
+		noteUnknown(name)
+	}
+	return b.byName[c]
+}
+
+// Plans is the number of plans built so far (cache misses).
+func (b *Balancers) Plans() uint64 { return b.plans.Load() }
+
+var std = New(Options{})
+
+// Std is the process-wide set registered into dubbo-go.
+func Std() *Balancers { return std }
+
+// Get is Std().Get.
+func Get(name string) loadbalance.LoadBalance { return std.Get(name) }
+
+var dubbogo = map[string]func() loadbalance.LoadBalance{}
+
+// DubboGo returns dubbo-go v3.3.2's own balancer of that name (one
+// instance made before this package replaced it; nil if dubbo-go has
+// none): for side-by-side benchmarks.
+func DubboGo(name string) loadbalance.LoadBalance {
+	if f := dubbogo[name]; f != nil {
+		return f()
+	}
+	return nil
+}
+
+func init() {
+	for _, name := range []string{"random", "roundrobin", "leastactive", "consistenthashing", "p2c", "interleavedweightedroundrobin", "aliasmethod"} {
+		func() {
+			defer func() { _ = recover() }() // dubbo-go's lookup panics on a missing name
+			if lb := dgext.GetLoadbalance(name); lb != nil {
+				dubbogo[name] = func() loadbalance.LoadBalance { return lb }
+			}
+		}()
+	}
+	for _, name := range names.All() {
+		c, _ := names.Canonical(name)
+		lb := std.byName[c]
+		dgext.SetLoadbalance(name, func() loadbalance.LoadBalance { return lb })
+	}
+}
+
+// Unknown balancer names seen by Get, for lint and the console.
+var (
+	unknownMu   sync.Mutex
+	unknownSeen = map[string]bool{}
+
+	unknownTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "unknown_loadbalance_total",
+		Help: "Times an unregistered load balancer name was met (a lookup by name, or a provider URL planned by the chain); Java's default, random, is used instead.",
+	}, []string{"name"})
+)
+
+// Collectors are this package's Prometheus collectors.
+func Collectors() []prometheus.Collector { return []prometheus.Collector{unknownTotal} }
+
+func noteUnknown(name string) {
+	unknownTotal.WithLabelValues(name).Inc()
+	unknownMu.Lock()
+	first := !unknownSeen[name]
+	unknownSeen[name] = true
+	unknownMu.Unlock()
+	if first {
+		logger.Warnf("[dubboroute] load balancer %q is not registered (known: %s): using Java's default %q", name, strings.Join(Names(), ", "), Default)
+	}
+}
+
+// Unknown lists the unknown balancer names seen so far, sorted.
+func Unknown() []string {
+	unknownMu.Lock()
+	defer unknownMu.Unlock()
+	out := make([]string, 0, len(unknownSeen))
+	for n := range unknownSeen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Resolve is the name to put on an invoker URL in place of name so that
+// dubbo-go's own lookup finds it: name itself when registered (ours, or
+// any other balancer in dubbo-go's registry, such as gray or an
+// application's own), Java's default otherwise (noted as unknown).
+func Resolve(name string) string {
+	if Registered(name) {
+		return name
+	}
+	noteUnknown(name)
+	return Default
+}
+
+// Registered reports whether dubbo-go's registry has a balancer of that
+// name (looked up once per name; "" counts as registered).
+func Registered(name string) bool {
+	if _, ok := Canonical(name); ok {
+		return true
+	}
+	if v, ok := registered.Load(name); ok {
+		return v.(bool)
+	}
+	ok := func() (ok bool) {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		return dgext.GetLoadbalance(name) != nil
+	}()
+	// A name registered later (an application's init) is seen once it is:
+	// only positive answers are final.
+	if ok {
+		registered.Store(name, true)
+	}
+	return ok
+}
+
+var registered sync.Map
+
+// ---- plans
+
+const cacheSlots = 64
+
+type plan struct {
+	ptr              *base.Invoker
+	n                int
+	first, mid, last *common.URL
+	invokers         []base.Invoker // pins the backing array
+	set              *weight.Set
+	statusURLs       []*common.URL
+	rr               atomic.Pointer[roundrobin.Plan]
+	rings            atomic.Pointer[map[string]*consistenthash.Ring]
+	stats            atomic.Pointer[map[string][]*base.RPCStatus]
+	windows          atomic.Pointer[map[string][]*shortestresponse.Window]
+	mu               sync.Mutex
+}
+
+func urlOf(ivk base.Invoker) *common.URL {
+	if ivk == nil {
+		return nil
+	}
+	return ivk.GetURL()
+}
+
+func slot(ptr *base.Invoker, n int) int {
+	h := uint64(uintptr(unsafe.Pointer(ptr)))*0x9e3779b97f4a7c15 ^ uint64(n)
+	return int(h>>32) & (cacheSlots - 1)
+}
+
+// planFor returns the plan of a routed list (len >= 2).
+func (b *Balancers) planFor(invokers []base.Invoker) *plan {
+	ptr, n := &invokers[0], len(invokers)
+	s := &b.cache[slot(ptr, n)]
+	if p := s.Load(); p != nil && p.ptr == ptr && p.n == n && p.first == urlOf(invokers[0]) &&
+		p.mid == urlOf(invokers[n/2]) && p.last == urlOf(invokers[n-1]) {
+		return p
+	}
+	p := b.build(invokers)
+	s.Store(p)
+	return p
+}
+
+func (b *Balancers) build(invokers []base.Invoker) *plan {
+	b.plans.Add(1)
+	n := len(invokers)
+	ps := make([]weight.Provider, n)
+	p := &plan{ptr: &invokers[0], n: n, first: urlOf(invokers[0]), mid: urlOf(invokers[n/2]), last: urlOf(invokers[n-1]),
+		invokers: invokers, statusURLs: make([]*common.URL, n)}
+	for i, ivk := range invokers {
+		ps[i] = Provider(urlOf(ivk))
+		p.statusURLs[i] = urlOf(unwrap(ivk))
+	}
+	p.set = weight.NewSet(ps, b.clock)
+	for _, pr := range p.set.Problems() {
+		notePlanProblem(pr)
+	}
+	e := map[string]*consistenthash.Ring{}
+	p.rings.Store(&e)
+	st := map[string][]*base.RPCStatus{}
+	p.stats.Store(&st)
+	w := map[string][]*shortestresponse.Window{}
+	p.windows.Store(&w)
+	return p
+}
+
+// unwrap strips dubboroute's invoker views down to the protocol invoker
+// whose URL dubbo-go's active filter counts under.
+func unwrap(ivk base.Invoker) base.Invoker {
+	for i := 0; i < 8; i++ {
+		u, ok := ivk.(interface{ Unwrap() base.Invoker })
+		if !ok {
+			return ivk
+		}
+		next := u.Unwrap()
+		if next == nil {
+			return ivk
+		}
+		ivk = next
+	}
+	return ivk
+}
+
+// urlParams are a dubbo-go URL's parameters as weight.Params.
+type urlParams map[string]string
+
+func (m urlParams) Get(k string) (string, bool) {
+	v, ok := m[k]
+	return v, ok
+}
+
+func (m urlParams) Range(f func(k, v string) bool) {
+	for k, v := range m {
+		if !f(k, v) {
+			return
+		}
+	}
+}
+
+// Provider is the Java view of an invoker URL: its parameters (first
+// values; dubbo-go's merge copies the consumer's timestamp onto a provider
+// that published none and marks it with an empty remote.timestamp: that
+// one is dropped), address, identity and service key.
+func Provider(u *common.URL) weight.Provider {
+	if u == nil {
+		return weight.Provider{Params: urlParams{}}
+	}
+	m := urlParams{}
+	u.RangeParams(func(k, v string) bool {
+		if _, ok := m[k]; !ok {
+			m[k] = v
+		}
+		return true
+	})
+	if rt, ok := m["remote.timestamp"]; ok && rt == "" {
+		delete(m, "timestamp")
+	}
+	host, port := u.Ip, u.Port
+	if host == "" && u.Location != "" {
+		if h, pt, err := net.SplitHostPort(u.Location); err == nil {
+			host, port = h, pt
+		} else {
+			host = u.Location
+		}
+	}
+	addr := host
+	if pn, err := strconv.Atoi(port); err == nil && pn > 0 {
+		addr = host + ":" + port
+	}
+	var id strings.Builder
+	id.WriteString(u.Protocol)
+	id.WriteString("://")
+	if u.Username != "" || u.Password != "" {
+		id.WriteString(u.Username)
+		if u.Password != "" {
+			id.WriteByte(':')
+			id.WriteString(u.Password)
+		}
+		id.WriteByte('@')
+	}
+	id.WriteString(addr)
+	id.WriteByte('/')
+	id.WriteString(strings.TrimPrefix(u.Path, "/"))
+	iface := m["interface"]
+	if iface == "" {
+		iface = strings.TrimPrefix(u.Path, "/")
+	}
+	sk := iface
+	if g := m["group"]; g != "" {
+		sk = g + "/" + sk
+	}
+	if v := m["version"]; v != "" && v != "0.0.0" {
+		sk += ":" + v
+	}
+	return weight.Provider{Params: m, Address: addr, Identity: id.String(), ServiceKey: sk}
+}
+
+// ---- per-call helpers
+
+// Method is Java's RpcUtils.getMethodName: the real method of a generic
+// $invoke/$invokeAsync call.
+func Method(inv base.Invocation) string {
+	if inv == nil {
+		return ""
+	}
+	m := inv.MethodName()
+	if m == "$invoke" || m == "$invokeAsync" {
+		if args := inv.Arguments(); len(args) > 0 {
+			if s, ok := args[0].(string); ok {
+				return s
+			}
+		}
+	}
+	return m
+}
+
+// Arguments is Java's RpcUtils.getArguments: a generic call's real
+// arguments (its third argument when that is a list).
+func Arguments(inv base.Invocation) []any {
+	if inv == nil {
+		return nil
+	}
+	args := inv.Arguments()
+	if m := inv.MethodName(); (m == "$invoke" || m == "$invokeAsync") && len(args) == 3 {
+		switch real := args[2].(type) {
+		case []any:
+			return real
+		case nil:
+			return nil
+		default:
+			rv := reflect.ValueOf(real)
+			if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+				out := make([]any, rv.Len())
+				for i := range out {
+					out[i] = rv.Index(i).Interface()
+				}
+				return out
+			}
+		}
+	}
+	return args
+}
+
+func (p *plan) ring(method string) *consistenthash.Ring {
+	if r, ok := (*p.rings.Load())[method]; ok {
+		return r
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := *p.rings.Load()
+	if r, ok := old[method]; ok {
+		return r
+	}
+	ps := p.set.Providers()
+	nodes, arguments, args, probs := consistenthash.Params(ps[0].Params, method)
+	for _, pr := range probs {
+		notePlanProblem(ps[0].Address + ": " + method + ": " + pr)
+	}
+	// Methods with the same parameters share one ring.
+	var r *consistenthash.Ring
+	for _, o := range old {
+		if o.Nodes == nodes && o.Arguments == arguments {
+			r = o
+			break
+		}
+	}
+	if r == nil {
+		addrs := make([]string, len(ps))
+		for i, pr := range ps {
+			addrs[i] = pr.Address
+		}
+		r = consistenthash.NewRing(addrs, nodes, arguments, args)
+	}
+	next := make(map[string]*consistenthash.Ring, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[method] = r
+	p.rings.Store(&next)
+	return r
+}
+
+func (p *plan) statuses(method string) []*base.RPCStatus {
+	if s, ok := (*p.stats.Load())[method]; ok {
+		return s
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := *p.stats.Load()
+	if s, ok := old[method]; ok {
+		return s
+	}
+	s := make([]*base.RPCStatus, p.n)
+	for i, u := range p.statusURLs {
+		if u != nil {
+			s[i] = base.GetMethodStatus(u, method)
+		} else {
+			s[i] = &base.RPCStatus{}
+		}
+	}
+	next := make(map[string][]*base.RPCStatus, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[method] = s
+	p.stats.Store(&next)
+	return s
+}
+
+type statusCounters struct{ s *base.RPCStatus }
+
+func (c statusCounters) Active() int64    { return int64(c.s.GetActive()) }
+func (c statusCounters) Succeeded() int64 { return int64(c.s.GetTotal() - c.s.GetFailed()) }
+func (c statusCounters) SucceededElapsed() int64 {
+	return c.s.GetTotalElapsed() - c.s.GetFailedElapsed()
+}
+
+func (p *plan) windowsFor(ws *shortestresponse.Windows, method string) []*shortestresponse.Window {
+	if w, ok := (*p.windows.Load())[method]; ok {
+		return w
+	}
+	st := p.statuses(method)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := *p.windows.Load()
+	if w, ok := old[method]; ok {
+		return w
+	}
+	w := make([]*shortestresponse.Window, p.n)
+	for i, s := range st {
+		w[i] = ws.Window(statusCounters{s})
+	}
+	next := make(map[string][]*shortestresponse.Window, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[method] = w
+	p.windows.Store(&next)
+	return w
+}
+
+func (b *Balancers) rrPlan(p *plan) *roundrobin.Plan {
+	if r := p.rr.Load(); r != nil {
+		return r
+	}
+	r := b.rr.Plan(p.set)
+	if p.rr.CompareAndSwap(nil, r) {
+		return r
+	}
+	return p.rr.Load()
+}
+
+// ---- the balancers
+
+type randomLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's random).
+func (l *randomLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	return invokers[random.Pick(p.set.Table(Method(inv)), l.b.rnd)]
+}
+
+type rrLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's roundrobin).
+func (l *rrLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	return invokers[l.b.rrPlan(p).Pick(Method(inv))]
+}
+
+type laLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's leastactive).
+func (l *laLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	m := Method(inv)
+	st := p.statuses(m)
+	return invokers[leastactive.PickBy(p.set.Table(m), func(i int) int64 { return int64(st[i].GetActive()) }, l.b.rnd)]
+}
+
+type srLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's
+// shortestresponse).
+func (l *srLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	m := Method(inv)
+	return invokers[l.b.windows.Pick(p.set.Table(m), p.windowsFor(l.b.windows, m), l.b.rnd)]
+}
+
+type chLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's
+// consistenthash).
+func (l *chLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	return invokers[p.ring(Method(inv)).Pick(Arguments(inv))]
+}
+
+type adLB struct{ b *Balancers }
+
+// Select implements dubbo-go's loadbalance.LoadBalance (Java's adaptive
+// without provider metrics).
+func (l *adLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+	if len(invokers) < 2 {
+		return first(invokers)
+	}
+	p := l.b.planFor(invokers)
+	return invokers[adaptive.Pick(p.set.Table(Method(inv)), l.b.rnd)]
+}
+
+// first is Java's AbstractLoadBalance.select for fewer than two invokers.
+func first(invokers []base.Invoker) base.Invoker {
+	if len(invokers) == 0 {
+		return nil
+	}
+	return invokers[0]
+}
+
+// Plan problems (malformed weights, hash parameters) seen, for lint.
+var (
+	problemMu   sync.Mutex
+	problemSeen = map[string]bool{}
+)
+
+func notePlanProblem(s string) {
+	problemMu.Lock()
+	defer problemMu.Unlock()
+	if !problemSeen[s] {
+		problemSeen[s] = true
+		logger.Warnf("[dubboroute] load balancing: %s", s)
+	}
+}
+
+// Problems lists the malformed balancer parameters seen so far, sorted.
+func Problems() []string {
+	problemMu.Lock()
+	defer problemMu.Unlock()
+	out := make([]string, 0, len(problemSeen))
+	for s := range problemSeen {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}

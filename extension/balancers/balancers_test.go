@@ -1,0 +1,104 @@
+package balancers
+
+import (
+	"fmt"
+	"testing"
+
+	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/extension"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+)
+
+func invokers(t testing.TB, n int, params string) []base.Invoker {
+	out := make([]base.Invoker, n)
+	for i := range out {
+		u, err := common.NewURL(fmt.Sprintf("dubbo://10.0.%d.%d:20880/com.foo.S?interface=com.foo.S&application=p%s", i/250, i%250+1, params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = base.NewBaseInvoker(u)
+	}
+	return out
+}
+
+func TestEveryNameRegistered(t *testing.T) {
+	invs := invokers(t, 5, "")
+	inv := invocation.NewRPCInvocation("sayHello", []any{"x"}, nil)
+	for _, name := range append(Names(), "nosuch", "") {
+		lb := Get(name)
+		if lb == nil || lb.Select(invs, inv) == nil {
+			t.Fatalf("%q: no pick", name)
+		}
+		if name != "nosuch" && name != "" {
+			if extension.GetLoadbalance(name).Select(invs, inv) == nil {
+				t.Fatalf("dubbo-go %q: no pick", name)
+			}
+		}
+	}
+	if u := Unknown(); len(u) != 1 || u[0] != "nosuch" {
+		t.Fatalf("unknown %v", u)
+	}
+	extension.SetLoadbalance("custom-test", func() loadbalance.LoadBalance { return Get("random") })
+	if Resolve("consistenthash") != "consistenthash" || Resolve("bogus") != "random" || Resolve("custom-test") != "custom-test" {
+		t.Fatal("Resolve")
+	}
+}
+
+func TestZeroAllocPicks(t *testing.T) {
+	invs := invokers(t, 100, "")
+	inv := invocation.NewRPCInvocation("sayHello", []any{"x", int64(3)}, nil)
+	b := New(Options{})
+	for _, name := range []string{"random", "roundrobin", "consistenthash", "leastactive", "shortestresponse", "adaptive"} {
+		lb := b.Get(name)
+		lb.Select(invs, inv)
+		if n := testing.AllocsPerRun(500, func() { lb.Select(invs, inv) }); n != 0 {
+			t.Errorf("%s: %v allocs per pick", name, n)
+		}
+	}
+	w := invokers(t, 100, "&weight=50")
+	w[3] = invokers(t, 1, "&weight=7&timestamp=1")[0]
+	for _, name := range []string{"random", "roundrobin"} {
+		lb := b.Get(name)
+		lb.Select(w, inv)
+		if n := testing.AllocsPerRun(500, func() { lb.Select(w, inv) }); n != 0 {
+			t.Errorf("%s weighted: %v allocs per pick", name, n)
+		}
+	}
+}
+
+// A slice is never answered with another slice's plan: same length, other
+// providers (a dead snapshot's slice) or rewritten in place.
+func TestPlanIdentity(t *testing.T) {
+	b := New(Options{})
+	lb := b.Get("consistenthash")
+	a := invokers(t, 3, "")
+	inv := invocation.NewRPCInvocation("m", []any{"4"}, nil)
+	first := lb.Select(a, inv)
+	other := invokers(t, 6, "")[3:]
+	if got := lb.Select(other, inv); got != other[0] && got != other[1] && got != other[2] {
+		t.Fatal("picked outside the list")
+	}
+	a[0], a[1], a[2] = other[0], other[1], other[2]
+	if got := lb.Select(a, inv); got != other[0] && got != other[1] && got != other[2] {
+		t.Fatal("rewritten slice used the stale plan")
+	}
+	_ = first
+}
+
+// Generic calls hash and weigh the real method and arguments.
+func TestGeneric(t *testing.T) {
+	invs := invokers(t, 3, "&sayHello.hash.arguments=1")
+	b := New(Options{})
+	lb := b.Get("consistenthash")
+	plain := invocation.NewRPCInvocation("sayHello", []any{"a", "k7"}, nil)
+	gen := invocation.NewRPCInvocation("$invoke", []any{"sayHello", []string{"java.lang.String", "java.lang.String"}, []any{"a", "k7"}}, nil)
+	for i := 0; i < 20; i++ {
+		plain.Arguments()[1] = fmt.Sprint("k", i)
+		gen.Arguments()[2].([]any)[1] = fmt.Sprint("k", i)
+		if lb.Select(invs, plain) != lb.Select(invs, gen) {
+			t.Fatalf("k%d: generic call picks another provider", i)
+		}
+	}
+}

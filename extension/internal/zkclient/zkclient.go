@@ -1,0 +1,94 @@
+package zkclient
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+
+	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+)
+
+// clients are dubboroute's ZooKeeper clients, one per ensemble and
+// settings, shared by every subscription of the process and kept for its
+// lifetime (as dubbo-go keeps its registry clients).
+var clients = struct {
+	sync.Mutex
+	m map[string]*dzk.Client
+}{m: map[string]*dzk.Client{}}
+
+// Client returns the shared client for addrs (comma-separated) with opts;
+// key identifies the settings.
+func Client(addrs, key string, opts ...dzk.Option) (*dzk.Client, error) {
+	clients.Lock()
+	defer clients.Unlock()
+	id := addrs + "|" + key
+	if c, ok := clients.m[id]; ok {
+		return c, nil
+	}
+	c, err := dzk.Dial(strings.Split(addrs, ","), opts...)
+	if err != nil {
+		return nil, err
+	}
+	clients.m[id] = c
+	return c, nil
+}
+
+// URL parameters of TLS to ZooKeeper (extension/zkconn documents them).
+const (
+	TLSKey           = "zookeeper.tls"
+	TLSCAKey         = "zookeeper.tls.ca"
+	TLSCertKey       = "zookeeper.tls.cert"
+	TLSKeyKey        = "zookeeper.tls.key"
+	TLSServerNameKey = "zookeeper.tls.server-name"
+)
+
+// Options are the client settings a dubbo-go registry or config-center
+// URL asks for: digest credentials (username, password), TLS (TLSFiles)
+// and session timeout. The key tells settings apart; it holds the
+// password only as its digest. TLS files that do not load make Dial fail.
+func Options(u *common.URL) (string, []dzk.Option) {
+	var opts []dzk.Option
+	key := ""
+	if u.Username != "" {
+		opts = append(opts, dzk.WithDigest(u.Username+":"+u.Password))
+		key += "digest=" + dzk.DigestID(u.Username, u.Password) + ";"
+	}
+	if files, on := TLSFiles(u); on {
+		opts = append(opts, dzk.WithTLSFiles(files))
+		key += fmt.Sprintf("tls=%+v;", files)
+	}
+	timeout := u.GetParamDuration(constant.ConfigTimeoutKey, constant.DefaultRegTimeout)
+	opts = append(opts, dzk.WithSessionTimeout(timeout))
+	key += "session=" + timeout.String() + ";"
+	return key, opts
+}
+
+// TLSFiles are the TLS files u's parameters name, and whether u asks for
+// TLS (zookeeper.tls=true, or a CA or client certificate given).
+func TLSFiles(u *common.URL) (dzk.TLSFiles, bool) {
+	f := dzk.TLSFiles{
+		CA:         u.GetParam(TLSCAKey, ""),
+		Cert:       u.GetParam(TLSCertKey, ""),
+		Key:        u.GetParam(TLSKeyKey, ""),
+		ServerName: u.GetParam(TLSServerNameKey, ""),
+	}
+	return f, u.GetParamBool(TLSKey, false) || f.CA != "" || f.Cert != ""
+}
+
+// IsZooKeeper reports whether a registry or config-center URL is ZooKeeper.
+func IsZooKeeper(u *common.URL) bool {
+	return u != nil && (u.Protocol == "zookeeper" || u.GetParam(constant.RegistryKey, "") == "zookeeper")
+}
+
+// ProviderURL parses a provider node name (a URL-encoded URL).
+func ProviderURL(node string) (*common.URL, error) {
+	raw, err := url.QueryUnescape(node)
+	if err != nil {
+		return nil, fmt.Errorf("not URL-encoded: %w", err)
+	}
+	return common.NewURL(raw)
+}

@@ -1,0 +1,53 @@
+package names
+
+import "sort"
+
+// Default is Java's default load balancer.
+const Default = "random"
+
+// Java are Java Dubbo 3.3.6's LoadBalance extension names.
+var Java = []string{"adaptive", "consistenthash", "leastactive", "random", "roundrobin", "shortestresponse"}
+
+// aliases maps every registered name to the Java balancer it runs.
+var aliases = map[string]string{
+	"random": "random", "aliasmethod": "random",
+	"roundrobin": "roundrobin", "interleavedweightedroundrobin": "roundrobin", "iwrr": "roundrobin",
+	"leastactive":      "leastactive",
+	"shortestresponse": "shortestresponse",
+	"consistenthash":   "consistenthash", "consistenthashing": "consistenthash",
+	"adaptive": "adaptive", "p2c": "adaptive",
+}
+
+// All are the names registered, sorted.
+func All() []string {
+	out := make([]string, 0, len(aliases))
+	for n := range aliases {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Canonical returns the Java balancer a name runs and whether the name is
+// one of ours ("" counts as the default).
+func Canonical(name string) (string, bool) {
+	if name == "" {
+		return Default, true
+	}
+	c, ok := aliases[name]
+	if !ok {
+		return Default, false
+	}
+	return c, true
+}
+
+// IsJava reports whether Java Dubbo 3.3.6 has a balancer of that name
+// (a Java consumer fails every call, IllegalStateException, on any other).
+func IsJava(name string) bool {
+	for _, j := range Java {
+		if j == name {
+			return true
+		}
+	}
+	return false
+}

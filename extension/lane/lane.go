@@ -26,8 +26,7 @@ import (
 // Full-link lanes: a provider remembers the lane of the call it serves (the
 // lane attachments it received) in the ctx its handler gets; a call the
 // handler makes with that ctx (or one derived from it) carries the lane on,
-// before it is routed. See LaneConfig and the README section "Full-link
-// lanes".
+// before it is routed. See LaneConfig and docs/lanes.md.
 
 // DefaultLaneKeys are the attachments a lane carries besides the ones the
 // gray rules in force classify on: the request tag, its force flag and the

@@ -8,10 +8,14 @@
 //   - TestOracleDifferential: a seeded generator (Generator) of random
 //     routing cases from a grammar covering the condition and tag rule
 //     languages; every case is evaluated by the Java oracle (Dubbo's own
-//     router classes, one JVM, streamed) and by `dubboroute route` (in
-//     process), and the answers must agree (RunOracle, RunRoute, Normalize,
-//     Diff). v3.1 weighted picks are compared as distributions with Java's
-//     exact probabilities.
+//     router classes, streamed) and by `dubboroute route`, and the answers
+//     must agree (RunOracle, RunRouteBinary, Normalize, Diff). v3.1 weighted
+//     picks are compared as distributions with Java's exact probabilities.
+//     Every differential compares through one comparator (compareAll) and
+//     evaluates both sides at once (bothSides): the oracle's JVM, and a
+//     build of cmd/dubboroute without -race (the same cli.Run that RunRoute
+//     calls in process; the race detector made that side slower than
+//     Java's), so the package's -race test binary is not the bottleneck.
 //   - TestRegressionFixtures: every case that ever disagreed, kept in
 //     testdata/regressions.jsonl with Java's answer, replayed against
 //     dubboroute; testdata/known-divergences.jsonl holds disagreements that
@@ -29,5 +33,6 @@
 //     calling Java providers, a Java consumer calling Go providers, and a
 //     mixed fleet in which both consumers must see the same eligible
 //     providers, all on a private ZooKeeper (integration/zk), all traffic
-//     on loopback.
+//     on loopback. Each starts from newFleet (the jar, the sample binaries,
+//     a ZooKeeper and its rules client).
 package interop

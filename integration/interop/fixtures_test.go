@@ -2,6 +2,9 @@ package interop
 
 import (
 	"context"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -73,4 +76,38 @@ func routeFixtures(t *testing.T, fs []Fixture) []Answer {
 		}
 	}
 	return out
+}
+
+// divergencesDoc is the one table of deliberate divergences from Java.
+const divergencesDoc = "../../docs/divergences.md"
+
+// TestDivergencesDocumented: docs/divergences.md holds the divergence table
+// as one table, and every pinned case it names (known-...) is in
+// testdata/known-divergences.jsonl.
+func TestDivergencesDocumented(t *testing.T) {
+	doc, err := os.ReadFile(divergencesDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	if n := strings.Count(text, "\n| where | Java 3.3 | dubboroute | why |\n"); n != 1 {
+		t.Errorf("%s: %d divergence tables, want exactly one", divergencesDoc, n)
+	}
+	fs, err := ReadFixtures(knownFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]bool{}
+	for _, f := range fs {
+		pinned[f.Case.ID] = true
+	}
+	named := regexp.MustCompile("`(known-[a-z0-9-]+)`").FindAllStringSubmatch(text, -1)
+	if len(named) == 0 {
+		t.Fatalf("%s names no pinned case", divergencesDoc)
+	}
+	for _, m := range named {
+		if !pinned[m[1]] {
+			t.Errorf("%s names %s, which %s does not hold", divergencesDoc, m[1], knownFile)
+		}
+	}
 }

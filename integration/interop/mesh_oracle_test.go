@@ -1,7 +1,6 @@
 package interop
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -31,7 +30,7 @@ func TestMeshOracleDifferential(t *testing.T) {
 			return meshDivergence(&cases[i], ja)
 		},
 	})
-	t.Logf("coverage: %s", meshStatString(stats))
+	t.Logf("coverage: %s", statString(stats, meshCoverageKeys))
 	if n >= defaultMeshCases {
 		for _, k := range meshCoverageKeys {
 			if stats[k] < 10 {
@@ -89,24 +88,5 @@ func countMeshFeatures(stats map[string]int, c *Case, java Answer) {
 	if strings.HasPrefix(c.Invocation.Method, "$invoke") {
 		stats["generic $invoke"]++
 	}
-	if len(java.Dist) > 1 {
-		stats["weighted outcome"]++
-	}
-	if len(java.Rejected) > 0 {
-		stats["rejected rule"]++
-	}
-	if len(java.Unread) > 0 {
-		stats["unread key"]++
-	}
-	if d, ok := java.Dist[""]; ok && d == "1" {
-		stats["empty result"]++
-	}
-}
-
-func meshStatString(stats map[string]int) string {
-	var parts []string
-	for _, k := range meshCoverageKeys {
-		parts = append(parts, fmt.Sprintf("%s=%d", k, stats[k]))
-	}
-	return strings.Join(parts, " ")
+	countAnswer(stats, java)
 }

@@ -87,7 +87,7 @@ func TestOracleDifferential(t *testing.T) {
 			return divergence(&cases[i], ja)
 		},
 	})
-	t.Logf("coverage: %s", statString(stats))
+	t.Logf("coverage: %s", statString(stats, coverageKeys))
 	checkCoverage(t, stats)
 }
 
@@ -165,6 +165,12 @@ func countFeatures(stats map[string]int, c *Case, java Answer) {
 			break
 		}
 	}
+	countAnswer(stats, java)
+}
+
+// countAnswer tallies what Java's answer shows: a weighted outcome, a
+// rejected rule, an unread key, no provider.
+func countAnswer(stats map[string]int, java Answer) {
 	if len(java.Dist) > 1 {
 		stats["weighted outcome"]++
 	}
@@ -179,9 +185,10 @@ func countFeatures(stats map[string]int, c *Case, java Answer) {
 	}
 }
 
-func statString(stats map[string]int) string {
+// statString lists the counts of keys, in order.
+func statString(stats map[string]int, keys []string) string {
 	var parts []string
-	for _, k := range coverageKeys {
+	for _, k := range keys {
 		parts = append(parts, fmt.Sprintf("%s=%d", k, stats[k]))
 	}
 	return strings.Join(parts, " ")

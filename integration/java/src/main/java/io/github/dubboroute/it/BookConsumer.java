@@ -16,11 +16,13 @@ import org.apache.dubbo.rpc.RpcContext;
 
 /**
  * Java BookFacade consumer. Uses ZooKeeper as registry (interface-level discovery forced) and as config
- * center, so Java's own tag/condition routers read rules from /dubbo/config/dubbo/&lt;key&gt;.
+ * center, so Java's own tag/condition routers read rules from /dubbo/config/dubbo/&lt;key&gt;; with {@code --nacos}
+ * the same on Nacos (providers from the Nacos naming service, rules from Nacos config: dataId = the rule key, group
+ * {@code dubbo}, as Dubbo Admin writes them).
  *
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookConsumer \
- *   --zk 127.0.0.1:2191 [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
+ *   (--zk 127.0.0.1:2191 | --nacos 127.0.0.1:8848 [--namespace N] [--registry-group G]) [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
@@ -52,7 +54,7 @@ public final class BookConsumer {
         // Interface-level discovery only by default (the registry layout the Java providers and our Go peers use).
         String migration = args.get("migration", "FORCE_INTERFACE");
         System.setProperty("dubbo.application.service-discovery.migration", migration);
-        String zk = Args.zkAddress(args.require("zk"));
+        String zk = args.registryAddress();
         String app = args.get("app", "demo-consumer1");
         int calls = args.getInt("calls", 10);
         String method = args.get("method", "queryAll");
@@ -83,11 +85,13 @@ public final class BookConsumer {
         application.setRegisterMode("interface");
 
         RegistryConfig registry = new RegistryConfig(zk);
+        Nacos.registryParams(args, registry);
         if (!"FORCE_INTERFACE".equals(migration)) {
             registry.setUseAsMetadataCenter(true); // application-level providers keep their metadata there
         }
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
         configCenter.setAddress(zk); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
+        Nacos.configCenterParams(args, configCenter);
 
         ReferenceConfig<BookFacade> reference = new ReferenceConfig<>();
         reference.setInterface(BookFacade.class);

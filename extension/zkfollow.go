@@ -16,6 +16,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/extension/nacosfollow"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -96,6 +97,9 @@ func followed(newDir dirFactory) dirFactory {
 }
 
 func follow(r registry.Registry) registry.Registry {
+	if r != nil && nacosfollow.IsNacos(r.GetURL()) {
+		return nacosfollow.Follow(r)
+	}
 	if r == nil || !isZooKeeper(r.GetURL()) {
 		return r
 	}

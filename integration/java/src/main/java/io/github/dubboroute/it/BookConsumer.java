@@ -26,8 +26,9 @@ import org.apache.dubbo.rpc.RpcContext;
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
- *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]...
+ *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]... [--rules-zk 127.0.0.1:2191]
  * </pre>
+ * {@code --rules-zk} reads the rules from that ZooKeeper whatever the registry (e.g. providers from Nacos).
  * {@code --protocol} is the reference's protocol: only providers of that protocol are used (unset: any).
  * {@code --scenario} (repeatable) runs several call shapes in this one JVM, {@code --calls} calls each, in order:
  * the method, then the call's attachments (replacing {@code --method} and {@code --attach}); queryByName gets
@@ -90,8 +91,12 @@ public final class BookConsumer {
             registry.setUseAsMetadataCenter(true); // application-level providers keep their metadata there
         }
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
-        configCenter.setAddress(zk); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
-        Nacos.configCenterParams(args, configCenter);
+        // --rules-zk: rules from that ZooKeeper whatever the registry (a Nacos registry with ZooKeeper rules).
+        String rules = args.has("rules-zk") ? Args.zkAddress(args.require("rules-zk")) : zk;
+        configCenter.setAddress(rules); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
+        if (!args.has("rules-zk")) {
+            Nacos.configCenterParams(args, configCenter);
+        }
 
         ReferenceConfig<BookFacade> reference = new ReferenceConfig<>();
         reference.setInterface(BookFacade.class);

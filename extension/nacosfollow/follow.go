@@ -1,0 +1,283 @@
+package nacosfollow
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/registry"
+	"dubbo.apache.org/dubbo-go/v3/remoting"
+	"github.com/dubbogo/gost/log/logger"
+
+	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+)
+
+// PollKey is the registry URL parameter (a Go duration) for how often a
+// followed service's instance list is read. Default dnacos.DefaultInstancePoll.
+const PollKey = "dubboroute.nacos.poll"
+
+// FirstListWait bounds how long a new reference waits for its first
+// provider list (LoadSubscribeInstances) before going on without one.
+const FirstListWait = 5 * time.Second
+
+// IsNacos reports whether a registry URL is a Nacos registry (interface
+// level "registry://...?registry=nacos" or "nacos://...").
+func IsNacos(u *common.URL) bool {
+	return u != nil && (u.Protocol == constant.NacosKey || u.GetParam(constant.RegistryKey, "") == constant.NacosKey)
+}
+
+// clients are dubboroute's Nacos clients, one per server list, namespace
+// and credentials, shared by every subscription of the process and kept for
+// its lifetime (as dubbo-go keeps its registry clients).
+var clients = struct {
+	sync.Mutex
+	m map[string]*dnacos.Client
+}{m: map[string]*dnacos.Client{}}
+
+// Client returns the shared client for a Nacos registry URL (its Location,
+// registry.namespace and credentials).
+func Client(ru *common.URL) (*dnacos.Client, error) {
+	ns := ru.GetParam(constant.RegistryNamespaceKey, "")
+	id := ru.Location + "|ns=" + ns + "|user=" + ru.Username + "|" + ru.Password
+	clients.Lock()
+	defer clients.Unlock()
+	if c, ok := clients.m[id]; ok {
+		return c, nil
+	}
+	opts := []dnacos.Option{dnacos.WithNamespace(ns)}
+	if ru.Username != "" {
+		opts = append(opts, dnacos.WithCredentials(ru.Username, ru.Password))
+	}
+	c, err := dnacos.New(strings.Split(ru.Location, ","), opts...)
+	if err != nil {
+		return nil, fmt.Errorf("nacos registry %s: %w", ru.Location, err)
+	}
+	clients.m[id] = c
+	return c, nil
+}
+
+// Registry serves an interface-level directory's subscription from
+// dubboroute's own follow of the service's Nacos instance list.
+type Registry struct {
+	registry.Registry
+
+	mu   sync.Mutex
+	subs map[registry.NotifyListener]*sub
+}
+
+type sub struct {
+	cancel context.CancelFunc
+	first  chan struct{} // closed once the first list was handed over (or the watch ended)
+}
+
+// Follow wraps r when it is a Nacos registry; other registries are returned
+// as they are.
+func Follow(r registry.Registry) registry.Registry {
+	if r == nil || !IsNacos(r.GetURL()) {
+		return r
+	}
+	return &Registry{Registry: r, subs: map[registry.NotifyListener]*sub{}}
+}
+
+// serviceName is the Nacos service a consumer URL subscribes to.
+func serviceName(u *common.URL) string {
+	return dnacos.ServiceName(constant.ProviderCategory, u.GetParam(constant.InterfaceKey, u.Service()),
+		u.GetParam(constant.VersionKey, ""), u.GetParam(constant.GroupKey, ""))
+}
+
+// start begins following u's service for l (once per listener).
+func (f *Registry) start(u *common.URL, l registry.NotifyListener) (*sub, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.subs[l]; ok {
+		return s, nil
+	}
+	ru := f.Registry.GetURL()
+	c, err := Client(ru)
+	if err != nil {
+		return nil, err
+	}
+	poll := dnacos.DefaultInstancePoll
+	if v := ru.GetParam(PollKey, ""); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d > 0 {
+			poll = d
+		} else {
+			logger.Warnf("[dubboroute] registry parameter %s=%q is not a positive duration; using %s", PollKey, v, poll)
+		}
+	}
+	group := ru.GetParam(constant.RegistryGroupKey, dnacos.DefaultNamingGroup)
+	name := serviceName(u)
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := c.WatchInstances(ctx, name, group, poll)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &sub{cancel: cancel, first: make(chan struct{})}
+	f.subs[l] = s
+	go feed(ch, u, l, s.first, ru.Location+" "+name)
+	return s, nil
+}
+
+// LoadSubscribeInstances implements registry.Registry: it starts the follow
+// and waits (at most FirstListWait) until the first list has reached the
+// directory, so a new reference has its providers before its first call. If
+// dubboroute's client cannot be made, dubbo-go's own load is used.
+func (f *Registry) LoadSubscribeInstances(u *common.URL, l registry.NotifyListener) error {
+	s, err := f.start(u, l)
+	if err != nil {
+		logger.Warnf("[dubboroute] %v; using dubbo-go's Nacos subscription", err)
+		return f.Registry.LoadSubscribeInstances(u, l)
+	}
+	select {
+	case <-s.first:
+	case <-time.After(FirstListWait):
+		logger.Warnf("[dubboroute] %s: no provider list from Nacos within %s; going on", u.Service(), FirstListWait)
+	}
+	return nil
+}
+
+// Subscribe implements registry.Registry: it starts the follow (if
+// LoadSubscribeInstances has not) and returns.
+func (f *Registry) Subscribe(u *common.URL, l registry.NotifyListener) error {
+	if _, err := f.start(u, l); err != nil {
+		logger.Warnf("[dubboroute] %v; using dubbo-go's Nacos subscription", err)
+		return f.Registry.Subscribe(u, l)
+	}
+	return nil
+}
+
+// UnSubscribe implements registry.Registry.
+func (f *Registry) UnSubscribe(_ *common.URL, l registry.NotifyListener) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s, ok := f.subs[l]; ok {
+		s.cancel()
+		delete(f.subs, l)
+	}
+	return nil
+}
+
+// feed turns each instance list into events for the directory: the first
+// list as one complete list, then one event per provider added, changed or
+// removed. Only providers of the subscribed service key count (a list may
+// also hold other registrations under the same name).
+func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener, first chan struct{}, where string) {
+	defer closeOnce(first)
+	want := sub.ServiceKey()
+	intf, group, version := common.ParseServiceKey(want)
+	known := map[string]*common.URL{} // event key -> URL announced
+	text := map[string]string{}       // event key -> its URL text, to see changes
+	started := false
+	for list := range ch {
+		now := map[string]*common.URL{}
+		for _, inst := range list.Hosts {
+			if !inst.Enabled {
+				continue // Java's NacosRegistry drops disabled instances
+			}
+			u, err := InstanceURL(inst)
+			if err != nil {
+				logger.Warnf("[dubboroute] %s: instance %s: %v", where, inst.Address(), err)
+				continue
+			}
+			if u.ServiceKey() != want && !common.IsAnyCondition(intf, group, version, u) {
+				continue
+			}
+			now[u.GetCacheInvokerMapKey()] = u
+		}
+		if !started {
+			started = true
+			announceAll(l, now, sub.Protocol)
+			for k, u := range now {
+				known[k], text[k] = u, u.String()
+			}
+			closeOnce(first)
+			continue
+		}
+		for k, u := range now {
+			s := u.String()
+			_, ok := known[k]
+			switch {
+			case !ok:
+				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
+			case text[k] != s:
+				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeUpdate, Service: u.Clone()})
+			default:
+				continue
+			}
+			known[k], text[k] = u, s
+		}
+		for k, u := range known {
+			if _, ok := now[k]; !ok {
+				delete(known, k)
+				delete(text, k)
+				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
+			}
+		}
+	}
+}
+
+func closeOnce(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
+}
+
+// announceAll hands the directory the initial providers as one complete
+// list, and those of another protocol one event each after it (the
+// directory drops those, and the drop is recorded), as for ZooKeeper.
+func announceAll(l registry.NotifyListener, urls map[string]*common.URL, protocol string) {
+	var all, other []*registry.ServiceEvent
+	for _, u := range urls {
+		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
+		if protocol != "" && u.Protocol != protocol {
+			other = append(other, ev)
+		} else {
+			all = append(all, ev)
+		}
+	}
+	if len(all) > 0 {
+		l.NotifyAll(all, func() {})
+	}
+	for _, ev := range other {
+		l.Notify(ev)
+	}
+}
+
+// InstanceURL is the provider URL of an interface-level Nacos instance, as
+// Java's NacosRegistry and dubbo-go build it: protocol and path from the
+// metadata (path else "/"+interface), host and port from the instance, every
+// metadata entry a parameter.
+func InstanceURL(inst dnacos.Instance) (*common.URL, error) {
+	md := inst.Metadata
+	protocol := md[constant.NacosProtocolKey]
+	if protocol == "" {
+		return nil, fmt.Errorf("no %q in its metadata", constant.NacosProtocolKey)
+	}
+	path := md[constant.NacosPathKey]
+	if path == "" {
+		path = md[constant.InterfaceKey]
+	}
+	if path == "" {
+		return nil, fmt.Errorf("neither %q nor %q in its metadata", constant.NacosPathKey, constant.InterfaceKey)
+	}
+	params := url.Values{}
+	for k, v := range md {
+		params.Set(k, v)
+	}
+	return common.NewURLWithOptions(
+		common.WithIp(inst.IP),
+		common.WithPort(strconv.Itoa(inst.Port)),
+		common.WithProtocol(protocol),
+		common.WithParams(params),
+		common.WithPath(path),
+	), nil
+}

@@ -1,0 +1,106 @@
+package interop
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/integration/harness"
+	inacos "github.com/dubboroute/dubboroute/integration/nacos"
+	"github.com/dubboroute/dubboroute/integration/zk"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
+)
+
+// bookService is the Nacos service of BookFacade's interface-level
+// providers (Java's NacosRegistry and dubbo-go name it alike).
+var bookService = dnacos.ServiceName("providers", BookIface, "", "")
+
+// nacosRegistered waits until service in Nacos (DEFAULT_GROUP, public
+// namespace) has exactly 127.0.0.1:<port> for the given ports, read raw with
+// dubboroute's client, and returns the instances.
+func nacosRegistered(t *testing.T, c *dnacos.Client, service string, ports ...int) []dnacos.Instance {
+	t.Helper()
+	want := map[string]bool{}
+	for _, p := range ports {
+		want["127.0.0.1:"+strconv.Itoa(p)] = true
+	}
+	var hosts []dnacos.Instance
+	err := harness.Eventually(60*time.Second, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		l, err := c.ListInstances(ctx, service, "", false)
+		if err != nil {
+			return err
+		}
+		got := map[string]bool{}
+		for _, h := range l.Hosts {
+			got[h.Address()] = true
+		}
+		if fmt.Sprint(sortedKeys(got)) != fmt.Sprint(sortedKeys(want)) {
+			return fmt.Errorf("registered %v, want %v", sortedKeys(got), sortedKeys(want))
+		}
+		hosts = l.Hosts
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Nacos service %s: %v", service, err)
+	}
+	return hosts
+}
+
+// TestNacosMixedFleet: Java Dubbo 3.3.6 providers (nacos-client 2.5.1) and
+// dubbo-go providers registered in one rnacos, interface level (every one)
+// and application level too (one of each language, register mode all); a
+// Go consumer with dubboroute (providers followed through
+// extension/nacosfollow) and a Java BookConsumer (Java's NacosRegistry)
+// serve the seeds' condition and tag rules from the same providers: the Java
+// consumer's served set equals the Go consumer's eligible set in every
+// scenario (TestMixedFleetParity's, on ZooKeeper). The rules come from
+// ZooKeeper for both consumers.
+func TestNacosMixedFleet(t *testing.T) {
+	if _, err := Jar(); err != nil {
+		t.Fatal(err)
+	}
+	bins := harness.SampleBinaries(t)
+	ns := inacos.Start(t)
+	srv := zk.Start(t)
+	rules := harness.DialRules(t, srv.Addr())
+	nc, err := dnacos.Dial([]string{ns.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	reg := "nacos://" + ns.Addr()
+
+	j1 := javaProviderMode(t, reg, "interface", "demo-provider", "")
+	j2 := javaProviderMode(t, reg, "all", "demo-provider", "gray", "status=gray")
+	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
+	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue", RegistryType: "all"})
+	hosts := nacosRegistered(t, nc, bookService, j1, j2, g1.Port, g2.Port)
+	for _, h := range hosts {
+		if h.Metadata["protocol"] != "dubbo" || h.Metadata["interface"] != BookIface {
+			t.Errorf("instance %s: metadata protocol=%q interface=%q, want dubbo and %s", h.Address(), h.Metadata["protocol"], h.Metadata["interface"], BookIface)
+		}
+	}
+	// Application level: Java's instance under the application's service,
+	// and dubbo-go's.
+	nacosRegistered(t, nc, "demo-provider", j2, g2.Port)
+
+	if err := rules.Put(serviceKey, "force: false\nconditions:\n  - method=queryByName => status=gray\n"); err != nil {
+		t.Fatal(err)
+	}
+	appRule := fmt.Sprintf("force: true\nconditions:\n  - application=demo-consumer1&method=queryAll => port!=%d\n", g2.Port)
+	if err := rules.Put("demo-consumer1.condition-router", appRule); err != nil {
+		t.Fatal(err)
+	}
+	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg, ConfigCenter: "zookeeper://" + srv.Addr()})
+	if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
+		return len(ex.Providers) == 4 && len(ex.Rules) >= 2
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkParity(t, reg, c, parityScenarios, "--rules-zk", srv.Addr())
+}

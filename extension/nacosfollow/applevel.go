@@ -2,6 +2,7 @@ package nacosfollow
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -71,6 +72,9 @@ var appSubs = struct {
 // service-discovery registry's URL. An error means nothing was started
 // (the caller uses dubbo-go's subscription).
 func SubscribeApp(ru, u *common.URL, l registry.NotifyListener) error {
+	if !Enabled() {
+		return fmt.Errorf("%s=off", FollowEnv)
+	}
 	c, err := Client(ru)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,15 @@ const PollKey = "dubboroute.nacos.poll"
 // FirstListWait bounds how long a new reference waits for its first
 // provider list (LoadSubscribeInstances) before going on without one.
 const FirstListWait = 5 * time.Second
+
+// FollowEnv switches the follow off when set to "off": interface- and
+// application-level subscriptions on Nacos then go through dubbo-go's own
+// Nacos registry and service discovery (nacos-sdk-go pushes), bugs
+// included. For comparisons and as an escape hatch.
+const FollowEnv = "DUBBOROUTE_NACOS_FOLLOW"
+
+// Enabled reports whether the follow is on (FollowEnv is not "off").
+func Enabled() bool { return os.Getenv(FollowEnv) != "off" }
 
 // IsNacos reports whether a registry URL is a Nacos registry (interface
 // level "registry://...?registry=nacos" or "nacos://...").
@@ -79,7 +89,7 @@ type sub struct {
 // Follow wraps r when it is a Nacos registry; other registries are returned
 // as they are.
 func Follow(r registry.Registry) registry.Registry {
-	if r == nil || !IsNacos(r.GetURL()) {
+	if r == nil || !IsNacos(r.GetURL()) || !Enabled() {
 		return r
 	}
 	return &Registry{Registry: r, subs: map[registry.NotifyListener]*sub{}}

@@ -2,12 +2,16 @@ package interop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
+	"dubbo.apache.org/dubbo-go/v3/metadata/info"
+
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/extension/nacosfollow"
 	"github.com/dubboroute/dubboroute/integration/harness"
 	inacos "github.com/dubboroute/dubboroute/integration/nacos"
 	"github.com/dubboroute/dubboroute/integration/zk"
@@ -103,4 +107,88 @@ func TestNacosMixedFleet(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkParity(t, reg, c, parityScenarios, "--rules-zk", srv.Addr())
+}
+
+// TestNacosAppLevelLateMetadata reproduces apache/dubbo-go#3615 on dubbo-go
+// v3.3.2 and shows dubboroute recovers. An application-level instance whose
+// revision's metadata cannot be read when the consumer first sees it (here:
+// registered before its metadata is published, remote storage, no
+// MetadataService to fall back on) is skipped by dubbo-go's
+// ServiceInstancesChangedListenerImpl, and nothing reads it again while the
+// instance list stays the same: "No provider" for good. dubboroute's
+// follower (extension/nacosfollow) hands the list over again with backoff
+// until the metadata can be read.
+func TestNacosAppLevelLateMetadata(t *testing.T) {
+	bins := harness.SampleBinaries(t)
+	ns := inacos.Start(t)
+	nc, err := dnacos.Dial([]string{ns.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	reg := "nacos://" + ns.Addr()
+	// The process that serves the calls: a Go provider registered at
+	// interface level only (the consumers below look at application level
+	// only, so they find it through the hand-made instance alone).
+	g := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	nacosRegistered(t, nc, bookService, g.Port)
+
+	const app, revision = "demo-provider-late", "late-1"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = nc.RegisterInstance(ctx, app, "", dnacos.Instance{IP: "127.0.0.1", Port: g.Port, Weight: 100, Enabled: true, Healthy: true,
+		Metadata: map[string]string{
+			"dubbo.metadata.revision":     revision,
+			"dubbo.metadata.storage-type": "remote",
+			"dubbo.endpoints":             fmt.Sprintf(`[{"port":%d,"protocol":"dubbo"}]`, g.Port),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nacosRegistered(t, nc, app, g.Port)
+	if _, err := nc.PublishConfig(ctx, "mapping", BookIface, app); err != nil {
+		t.Fatal(err)
+	}
+
+	appLevel := []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}
+	ours := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg, RegistryType: "service", Env: appLevel})
+	plain := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer2", Registry: reg, RegistryType: "service",
+		Env: append(appLevel, "DUBBOROUTE_NACOS_FOLLOW=off")})
+	// Both see the instance and fail to read its metadata.
+	time.Sleep(3 * time.Second)
+	for name, c := range map[string]*harness.Consumer{"dubboroute": ours, "dubbo-go": plain} {
+		if _, r := bookCall(t, c, "queryAll", "", false); r.Port != 0 || !noProvider(r.Error) {
+			t.Fatalf("%s before the metadata exists: served by %d (error %q), want no provider", name, r.Port, r.Error)
+		}
+	}
+
+	// The metadata appears; the instance list does not change.
+	si := info.NewServiceInfo(BookIface, "", "", "dubbo", BookIface, map[string]string{
+		"application": app, "interface": BookIface, "methods": "queryAll,queryByName", "side": "provider",
+		"serialization": "hessian2", "release": "3.3.2",
+	})
+	data, err := json.Marshal(&info.MetadataInfo{App: app, Revision: revision, Services: map[string]*info.ServiceInfo{si.GetMatchKey(): si}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.PublishConfig(ctx, revision, app, string(data)); err != nil {
+		t.Fatal(err)
+	}
+	err = harness.Eventually(30*time.Second, func() error {
+		if _, r := bookCall(t, ours, "queryAll", "", false); r.Port != g.Port {
+			return fmt.Errorf("served by %d, error %q", r.Port, r.Error)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("dubboroute after the metadata was published: %v", err)
+	}
+	// dubbo-go alone never reads it again (the bug): still no provider well
+	// after dubboroute recovered.
+	time.Sleep(5 * time.Second)
+	if _, r := bookCall(t, plain, "queryAll", "", false); r.Port != 0 || !noProvider(r.Error) {
+		t.Errorf("dubbo-go alone (%s=off) recovered too: served by %d, error %q; apache/dubbo-go#3615 no longer reproduces (a dubbo-go upgrade?): update this test and docs/nacos.md", nacosfollow.FollowEnv, r.Port, r.Error)
+	} else {
+		t.Logf("apache/dubbo-go#3615 reproduced: dubbo-go alone still answers %q while dubboroute is served by %d", r.Error, g.Port)
+	}
 }

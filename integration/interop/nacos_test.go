@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,4 +192,72 @@ func TestNacosAppLevelLateMetadata(t *testing.T) {
 	} else {
 		t.Logf("apache/dubbo-go#3615 reproduced: dubbo-go alone still answers %q while dubboroute is served by %d", r.Error, g.Port)
 	}
+}
+
+// providerPorts are the ports of the providers in a consumer's directory
+// (explain), sorted.
+func providerPorts(t *testing.T, c *harness.Consumer) []string {
+	t.Helper()
+	ex, err := c.Explain(harness.Call{Method: "queryAll"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	for _, p := range ex.Providers {
+		set[portOf(p)] = true
+	}
+	return sortedKeys(set)
+}
+
+// TestNacosRollingUpdate: interface level, the scenario of
+// apache/dubbo-go#3468 (stale providers after the initial load): a consumer
+// has loaded provider A, provider B starts, A stops. dubboroute's consumer
+// ends with exactly B; so does dubbo-go's own Nacos registry in v3.3.2
+// (PR #3479 seeds its diff with the loaded list), which the test logs.
+func TestNacosRollingUpdate(t *testing.T) {
+	bins := harness.SampleBinaries(t)
+	ns := inacos.Start(t)
+	nc, err := dnacos.Dial([]string{ns.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	reg := "nacos://" + ns.Addr()
+	a := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	nacosRegistered(t, nc, bookService, a.Port)
+	ours := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg})
+	plain := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer2", Registry: reg, Env: []string{nacosfollow.FollowEnv + "=off"}})
+	for _, c := range []*harness.Consumer{ours, plain} {
+		if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 1 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	nacosRegistered(t, nc, bookService, a.Port, b.Port)
+	if err := a.Stop(15 * time.Second); err != nil {
+		t.Logf("stop provider %d: %v", a.Port, err)
+	}
+	nacosRegistered(t, nc, bookService, b.Port)
+	want := fmt.Sprint([]string{strconv.Itoa(b.Port)})
+	err = harness.Eventually(30*time.Second, func() error {
+		if got := fmt.Sprint(providerPorts(t, ours)); got != want {
+			return fmt.Errorf("providers %s, want %s", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("dubboroute after the rolling update: %v", err)
+	}
+	for range 10 {
+		if _, r := bookCall(t, ours, "queryAll", "", false); r.Port != b.Port {
+			t.Fatalf("dubboroute after the rolling update: served by %d (error %q), want %d", r.Port, r.Error, b.Port)
+		}
+	}
+	t.Logf("dubbo-go's own Nacos registry after the rolling update: providers %v (want %s)", providerPorts(t, plain), want)
+}
+
+// portOf is the port of a host:port address.
+func portOf(addr string) string {
+	_, port, _ := strings.Cut(addr, ":")
+	return port
 }

@@ -177,7 +177,12 @@ func (f *Registry) UnSubscribe(_ *common.URL, l registry.NotifyListener) error {
 // feed turns each instance list into events for the directory: the first
 // list as one complete list, then one event per provider added, changed or
 // removed. Only providers of the subscribed service key count (a list may
-// also hold other registrations under the same name).
+// also hold other registrations under the same name). After a list that
+// added a provider, the whole list is handed over once more when a closing
+// tombstone would have expired: dubbo-go's directory drops the add of an
+// address whose provider announced closing within
+// closing-invoker-expire-time (a graceful restart on the same port), and
+// nothing would add it afterwards.
 func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener, first chan struct{}, where string) {
 	defer closeOnce(first)
 	want := sub.ServiceKey()
@@ -185,7 +190,23 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 	known := map[string]*common.URL{} // event key -> URL announced
 	text := map[string]string{}       // event key -> its URL text, to see changes
 	started := false
-	for list := range ch {
+	again := time.NewTimer(time.Hour)
+	again.Stop()
+	defer again.Stop()
+	for {
+		var list dnacos.Instances
+		select {
+		case l2, ok := <-ch:
+			if !ok {
+				return
+			}
+			list = l2
+		case <-again.C:
+			if len(known) > 0 {
+				announceAll(l, known, sub.Protocol)
+			}
+			continue
+		}
 		now := map[string]*common.URL{}
 		for _, inst := range list.Hosts {
 			if !inst.Enabled {
@@ -210,11 +231,13 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 			closeOnce(first)
 			continue
 		}
+		added := false
 		for k, u := range now {
 			s := u.String()
 			_, ok := known[k]
 			switch {
 			case !ok:
+				added = true
 				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
 			case text[k] != s:
 				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeUpdate, Service: u.Clone()})
@@ -229,6 +252,9 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 				delete(text, k)
 				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
 			}
+		}
+		if added {
+			again.Reset(closingTTL() + time.Second)
 		}
 	}
 }

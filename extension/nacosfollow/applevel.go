@@ -244,9 +244,7 @@ func (f *appFollow) run(ctx context.Context, providedBy string) {
 				tomb.Reset(closingTTL() + time.Second)
 			}
 		case <-retry.C:
-			for _, app := range f.apps {
-				f.handOver(app)
-			}
+			f.handOverAll()
 			if f.failing() {
 				backoff = min(backoff*2, AppRetryMax)
 				retry.Reset(backoff)
@@ -254,9 +252,19 @@ func (f *appFollow) run(ctx context.Context, providedBy string) {
 				logger.Infof("[dubboroute] %s: metadata of every instance read; providers complete", f.iface)
 			}
 		case <-tomb.C:
-			for _, app := range f.apps {
-				f.handOver(app)
-			}
+			f.handOverAll()
+		}
+	}
+}
+
+// handOverAll hands the latest lists over again (dubbo-go's listener
+// rebuilds from every application's stored list on each event, so one
+// event does).
+func (f *appFollow) handOverAll() {
+	for _, app := range f.apps {
+		if _, ok := f.lists[app]; ok {
+			f.handOver(app)
+			return
 		}
 	}
 }

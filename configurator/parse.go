@@ -11,8 +11,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 	"github.com/dubboroute/dubboroute/router"
-	"github.com/dubboroute/dubboroute/router/condition"
 )
 
 // ParseError is a rejected configurator rule: the field and YAML line at
@@ -194,9 +194,9 @@ func (r *Rule) parseYAML(content string) error {
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
 		return perr(&more, "", "more than one YAML document (Java's yaml.load fails)")
 	}
-	root := condition.YAMLDeref(&doc)
+	root := javayaml.Deref(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = condition.YAMLDeref(root.Content[0])
+		root = javayaml.Deref(root.Content[0])
 	}
 	if root.Kind != yaml.MappingNode {
 		return perr(root, "", "the rule must be a YAML mapping")
@@ -216,25 +216,25 @@ func (r *Rule) parseYAML(content string) error {
 		*f.dst = v
 	}
 	cv := r.ConfigVersion
-	if _, ok := fields["configVersion"]; !ok || condition.YAMLKind(fields["configVersion"]) == "null" {
+	if _, ok := fields["configVersion"]; !ok || javayaml.IsNull(fields["configVersion"]) {
 		cv = "null" // Java appends the null reference as text
 		r.Findings = append(r.Findings, Finding{Line: root.Line, Field: "configVersion",
 			Message: "no configVersion: Java writes configVersion=null and applies the rule with v2.7 semantics (match is ignored)"})
 	}
-	if n := fields["enabled"]; n != nil && condition.YAMLKind(n) != "null" {
+	if n := fields["enabled"]; n != nil && !javayaml.IsNull(n) {
 		r.Enabled = javaParseBoolean(n)
 	}
 	cn := fields["configs"]
-	if cn == nil || condition.YAMLKind(cn) == "null" {
+	if cn == nil || javayaml.IsNull(cn) {
 		return perr(root, "configs", "configs is missing (Java: NullPointerException; the previous configurators stay)")
 	}
-	cn = condition.YAMLDeref(cn)
+	cn = javayaml.Deref(cn)
 	if cn.Kind != yaml.SequenceNode {
 		return perr(cn, "configs", "configs must be a list (Java: NullPointerException; the previous configurators stay)")
 	}
 	appScope := r.Scope == "application"
 	for i, itemNode := range cn.Content {
-		itemNode = condition.YAMLDeref(itemNode)
+		itemNode = javayaml.Deref(itemNode)
 		field := fmt.Sprintf("configs[%d]", i)
 		if itemNode.Kind != yaml.MappingNode {
 			return perr(itemNode, field, "a config item must be a mapping")
@@ -324,7 +324,7 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 	if it.side, _, err = castString(fs["side"], field+".side"); err != nil {
 		return nil, err
 	}
-	if v := fs["enabled"]; v != nil && condition.YAMLKind(v) != "null" {
+	if v := fs["enabled"]; v != nil && !javayaml.IsNull(v) {
 		b := javaParseBoolean(v)
 		it.enabled = &b
 	}
@@ -332,13 +332,13 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 		name string
 		dst  *[]string
 	}{{"addresses", &it.addresses}, {"providerAddresses", &it.providerAddresses}, {"services", &it.services}, {"applications", &it.applications}} {
-		v := condition.YAMLDeref(fs[l.name])
+		v := javayaml.Deref(fs[l.name])
 		if v == nil || v.Kind != yaml.SequenceNode {
 			continue // Java: not a List -> ignored
 		}
 		out := []string{}
 		for _, e := range v.Content {
-			s, err := condition.JavaString(e)
+			s, err := javayaml.ToString(e)
 			if err != nil {
 				return nil, perr(e, field+"."+l.name, "%v", err)
 			}
@@ -346,19 +346,19 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 		}
 		*l.dst = out
 	}
-	if pn := condition.YAMLDeref(fs["parameters"]); pn != nil && pn.Kind == yaml.MappingNode {
+	if pn := javayaml.Deref(fs["parameters"]); pn != nil && pn.Kind == yaml.MappingNode {
 		it.paramsNode = pn
 		it.params = map[string]string{}
 		for i := 0; i+1 < len(pn.Content); i += 2 {
-			k, err := condition.JavaString(pn.Content[i])
+			k, err := javayaml.ToString(pn.Content[i])
 			if err != nil {
 				return nil, perr(pn.Content[i], field+".parameters", "%v", err)
 			}
 			vn := pn.Content[i+1]
-			if condition.YAMLKind(vn) == "null" {
+			if javayaml.IsNull(vn) {
 				return nil, perr(vn, field+".parameters."+k, "a parameter value is null (Java: NullPointerException)")
 			}
-			v, err := condition.JavaString(vn)
+			v, err := javayaml.ToString(vn)
 			if err != nil {
 				return nil, perr(vn, field+".parameters."+k, "%v", err)
 			}
@@ -368,7 +368,7 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 			it.params[k] = v
 		}
 	}
-	if mn := condition.YAMLDeref(fs["match"]); mn != nil && condition.YAMLKind(mn) != "null" {
+	if mn := javayaml.Deref(fs["match"]); mn != nil && !javayaml.IsNull(mn) {
 		if mn.Kind == yaml.MappingNode {
 			it.match, it.matchNotes = parseMatch(mn)
 		} else {
@@ -384,7 +384,7 @@ func parseItem(n *yaml.Node, field string) (*item, error) {
 func mapping(m *yaml.Node, prefix string) (map[string]*yaml.Node, error) {
 	fs := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := condition.YAMLDeref(m.Content[i])
+		k := javayaml.Deref(m.Content[i])
 		if k.Kind != yaml.ScalarNode {
 			continue
 		}
@@ -399,18 +399,15 @@ func castString(n *yaml.Node, field string) (string, bool, error) {
 	if n == nil {
 		return "", false, nil
 	}
-	switch condition.YAMLKind(n) {
-	case "null":
-		return "", false, nil
-	case "string":
-		return condition.YAMLDeref(n).Value, true, nil
+	if v, isString, ok := javayaml.CastString(n); ok {
+		return v, isString, nil
 	}
-	return "", false, perr(n, field, "%s must be a string (Java casts it; %q is not)", field, condition.YAMLDeref(n).Value)
+	return "", false, perr(n, field, "%s must be a string (Java casts it; %q is not)", field, javayaml.Deref(n).Value)
 }
 
 // javaParseBoolean is Boolean.parseBoolean(value.toString()).
 func javaParseBoolean(n *yaml.Node) bool {
-	s, err := condition.JavaString(n)
+	s, err := javayaml.ToString(n)
 	return err == nil && strings.EqualFold(s, "true")
 }
 
@@ -581,15 +578,15 @@ func parseMatch(n *yaml.Node) (*Match, []string) {
 	m.ProviderAddress = bindAddress(fs["providerAddress"], "match.providerAddress", note)
 	m.Service = bindList(fs["service"], "match.service", note)
 	m.App = bindList(fs["app"], "match.app", note)
-	if pn := fs["param"]; pn != nil && condition.YAMLKind(pn) != "null" {
-		pn = condition.YAMLDeref(pn)
+	if pn := fs["param"]; pn != nil && !javayaml.IsNull(pn) {
+		pn = javayaml.Deref(pn)
 		if pn.Kind != yaml.SequenceNode {
 			note("match.param is not a list and is ignored")
 		} else {
 			m.hasParam = true
 			m.Param = []ParamMatch{}
 			for _, e := range pn.Content {
-				e = condition.YAMLDeref(e)
+				e = javayaml.Deref(e)
 				if e.Kind != yaml.MappingNode {
 					note("a match.param entry is not a mapping: it never matches")
 					m.Param = append(m.Param, ParamMatch{})
@@ -598,8 +595,8 @@ func parseMatch(n *yaml.Node) (*Match, []string) {
 				pf, _ := mapping(e, "match.param")
 				var pm ParamMatch
 				pm.Key = bindString(pf["key"])
-				if vn := pf["value"]; vn != nil && condition.YAMLKind(vn) != "null" {
-					if condition.YAMLDeref(vn).Kind == yaml.MappingNode {
+				if vn := pf["value"]; vn != nil && !javayaml.IsNull(vn) {
+					if javayaml.Deref(vn).Kind == yaml.MappingNode {
 						pm.Value = bindStringMatch(vn)
 					} else {
 						note("a match.param value is not a mapping and is ignored (the entry never matches)")
@@ -616,16 +613,16 @@ func parseMatch(n *yaml.Node) (*Match, []string) {
 // (null stays unset); a list is ignored; a mapping binds to "" (an empty
 // String bean).
 func bindString(n *yaml.Node) *string {
-	if n == nil || condition.YAMLKind(n) == "null" {
+	if n == nil || javayaml.IsNull(n) {
 		return nil
 	}
-	d := condition.YAMLDeref(n)
+	d := javayaml.Deref(n)
 	switch d.Kind {
 	case yaml.ScalarNode:
-		if condition.YAMLKind(d) == "timestamp" {
+		if javayaml.Resolve(d) == javayaml.Timestamp {
 			return nil // a Date is not converted to String
 		}
-		s, err := condition.JavaString(d)
+		s, err := javayaml.ToString(d)
 		if err != nil {
 			return nil
 		}
@@ -638,10 +635,10 @@ func bindString(n *yaml.Node) *string {
 }
 
 func bindAddress(n *yaml.Node, field string, note func(string, ...any)) *AddressMatch {
-	if n == nil || condition.YAMLKind(n) == "null" {
+	if n == nil || javayaml.IsNull(n) {
 		return nil
 	}
-	d := condition.YAMLDeref(n)
+	d := javayaml.Deref(n)
 	if d.Kind != yaml.MappingNode {
 		note("%s is not a mapping (cird, wildcard or exact) and is ignored", field)
 		return nil
@@ -651,10 +648,10 @@ func bindAddress(n *yaml.Node, field string, note func(string, ...any)) *Address
 }
 
 func bindList(n *yaml.Node, field string, note func(string, ...any)) *ListStringMatch {
-	if n == nil || condition.YAMLKind(n) == "null" {
+	if n == nil || javayaml.IsNull(n) {
 		return nil
 	}
-	d := condition.YAMLDeref(n)
+	d := javayaml.Deref(n)
 	if d.Kind != yaml.MappingNode {
 		note("%s is not a mapping with oneof and is ignored", field)
 		return nil
@@ -662,12 +659,12 @@ func bindList(n *yaml.Node, field string, note func(string, ...any)) *ListString
 	fs, _ := mapping(d, field)
 	l := &ListStringMatch{}
 	on := fs["oneof"]
-	if on == nil || condition.YAMLDeref(on).Kind != yaml.SequenceNode {
+	if on == nil || javayaml.Deref(on).Kind != yaml.SequenceNode {
 		note("%s has no oneof list: it never matches (Java throws when it is evaluated)", field)
 		return l
 	}
-	for _, e := range condition.YAMLDeref(on).Content {
-		if condition.YAMLDeref(e).Kind != yaml.MappingNode {
+	for _, e := range javayaml.Deref(on).Content {
+		if javayaml.Deref(e).Kind != yaml.MappingNode {
 			note("a %s.oneof entry is not a mapping: it never matches", field)
 			l.Oneof = append(l.Oneof, StringMatch{})
 			continue
@@ -678,7 +675,7 @@ func bindList(n *yaml.Node, field string, note func(string, ...any)) *ListString
 }
 
 func bindStringMatch(n *yaml.Node) *StringMatch {
-	fs, _ := mapping(condition.YAMLDeref(n), "")
+	fs, _ := mapping(javayaml.Deref(n), "")
 	s := &StringMatch{Exact: bindString(fs["exact"]), Prefix: bindString(fs["prefix"]), Regex: bindString(fs["regex"]),
 		Noempty: bindString(fs["noempty"]), Empty: bindString(fs["empty"]), Wildcard: bindString(fs["wildcard"])}
 	if s.Regex != nil {

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/dubboroute/dubboroute/configurator"
-	"github.com/dubboroute/dubboroute/internal/yamllimit"
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
@@ -137,7 +137,7 @@ func Parse(kind Kind, content string) (Parsed, error) {
 	case KindCondition, KindTag, KindGray, KindAffinity:
 		// Java parses rules with SnakeYAML's default limits (the mesh parser
 		// applies them itself, naming the document).
-		if err := yamllimit.Check(content); err != nil {
+		if err := javayaml.Check(content); err != nil {
 			return Parsed{Kind: kind}, fmt.Errorf("%s rule, %w", kind, err)
 		}
 	}

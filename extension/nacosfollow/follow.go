@@ -17,15 +17,12 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/extension/source"
 )
 
 // PollKey is the registry URL parameter (a Go duration) for how often a
 // followed service's instance list is read. Default dnacos.DefaultInstancePoll.
 const PollKey = "dubboroute.nacos.poll"
-
-// FirstListWait bounds how long a new reference waits for its first
-// provider list (LoadSubscribeInstances) before going on without one.
-const FirstListWait = 5 * time.Second
 
 // FollowEnv switches the follow off when set to "off": interface- and
 // application-level subscriptions on Nacos then go through dubbo-go's own
@@ -72,28 +69,19 @@ func Client(ru *common.URL) (*dnacos.Client, error) {
 	return c, nil
 }
 
-// Registry serves an interface-level directory's subscription from
+// Register registers Nacos's provider source (package extension/source):
+// interface-level directories on a Nacos registry are served by
+// dubboroute's follow. The package's init calls it; calling it again is
+// harmless.
+func Register() {
+	source.RegisterProviderSource(constant.NacosKey, providerSource{})
+}
+
+func init() { Register() }
+
+// providerSource serves an interface-level directory's subscription from
 // dubboroute's own follow of the service's Nacos instance list.
-type Registry struct {
-	registry.Registry
-
-	mu   sync.Mutex
-	subs map[registry.NotifyListener]*sub
-}
-
-type sub struct {
-	cancel context.CancelFunc
-	first  chan struct{} // closed once the first list was handed over (or the watch ended)
-}
-
-// Follow wraps r when it is a Nacos registry; other registries are returned
-// as they are.
-func Follow(r registry.Registry) registry.Registry {
-	if r == nil || !IsNacos(r.GetURL()) || !Enabled() {
-		return r
-	}
-	return &Registry{Registry: r, subs: map[registry.NotifyListener]*sub{}}
-}
+type providerSource struct{}
 
 // serviceName is the Nacos service a consumer URL subscribes to.
 func serviceName(u *common.URL) string {
@@ -101,77 +89,28 @@ func serviceName(u *common.URL) string {
 		u.GetParam(constant.VersionKey, ""), u.GetParam(constant.GroupKey, ""))
 }
 
-// start begins following u's service for l (once per listener).
-func (f *Registry) start(u *common.URL, l registry.NotifyListener) (*sub, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s, ok := f.subs[l]; ok {
-		return s, nil
+// Subscribe implements source.ProviderSource: it starts the follow and
+// returns. An error (the follow is off, or the client cannot be made) makes
+// the directory use dubbo-go's own subscription.
+func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.NotifyListener) (func(), error) {
+	if !Enabled() {
+		return nil, fmt.Errorf("%s=off", FollowEnv)
 	}
-	ru := f.Registry.GetURL()
+	ru := r.GetURL()
 	c, err := Client(ru)
 	if err != nil {
 		return nil, err
 	}
-	poll := dnacos.DefaultInstancePoll
-	if v := ru.GetParam(PollKey, ""); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d > 0 {
-			poll = d
-		} else {
-			logger.Warnf("[dubboroute] registry parameter %s=%q is not a positive duration; using %s", PollKey, v, poll)
-		}
-	}
 	group := ru.GetParam(constant.RegistryGroupKey, dnacos.DefaultNamingGroup)
 	name := serviceName(u)
 	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := c.WatchInstances(ctx, name, group, poll)
+	ch, err := c.WatchInstances(ctx, name, group, pollOf(ru))
 	if err != nil {
 		cancel()
-		return nil, err
+		return nil, fmt.Errorf("follow %s: %w", name, err)
 	}
-	s := &sub{cancel: cancel, first: make(chan struct{})}
-	f.subs[l] = s
-	go feed(ch, u, l, s.first, ru.Location+" "+name)
-	return s, nil
-}
-
-// LoadSubscribeInstances implements registry.Registry: it starts the follow
-// and waits (at most FirstListWait) until the first list has reached the
-// directory, so a new reference has its providers before its first call. If
-// dubboroute's client cannot be made, dubbo-go's own load is used.
-func (f *Registry) LoadSubscribeInstances(u *common.URL, l registry.NotifyListener) error {
-	s, err := f.start(u, l)
-	if err != nil {
-		logger.Warnf("[dubboroute] %v; using dubbo-go's Nacos subscription", err)
-		return f.Registry.LoadSubscribeInstances(u, l)
-	}
-	select {
-	case <-s.first:
-	case <-time.After(FirstListWait):
-		logger.Warnf("[dubboroute] %s: no provider list from Nacos within %s; going on", u.Service(), FirstListWait)
-	}
-	return nil
-}
-
-// Subscribe implements registry.Registry: it starts the follow (if
-// LoadSubscribeInstances has not) and returns.
-func (f *Registry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	if _, err := f.start(u, l); err != nil {
-		logger.Warnf("[dubboroute] %v; using dubbo-go's Nacos subscription", err)
-		return f.Registry.Subscribe(u, l)
-	}
-	return nil
-}
-
-// UnSubscribe implements registry.Registry.
-func (f *Registry) UnSubscribe(_ *common.URL, l registry.NotifyListener) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if s, ok := f.subs[l]; ok {
-		s.cancel()
-		delete(f.subs, l)
-	}
-	return nil
+	go feed(ch, u, l, make(chan struct{}), ru.Location+" "+name)
+	return cancel, nil
 }
 
 // feed turns each instance list into events for the directory: the first

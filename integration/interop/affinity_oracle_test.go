@@ -22,44 +22,29 @@ func TestAffinityOracleDifferential(t *testing.T) {
 	n := envInt(t, envAffinityCases, defaultAffinityCases)
 	seed := uint64(envInt(t, envSeed, defaultAffinitySeed))
 	cases, java, goAns := differential(t, "affinity", "a", n, seed, (*Generator).NextAffinity)
-	stats := map[string]int{}
-	bad := 0
-	for i := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ja.Rejected) > 0 {
-			stats["rejected rule"]++
-		}
-		if len(ja.Unread) > 0 {
-			stats["unread key"]++
-		}
-		for k := range ja.Dist {
-			if k != "" && strings.Count(k, ",")+1 < len(cases[i].Providers) {
-				stats["filtered result"]++
+	stats := compareAll(t, cases, java, goAns, comparison{
+		what: "affinity",
+		count: func(i int, ja Answer, stats map[string]int) {
+			if len(ja.Rejected) > 0 {
+				stats["rejected rule"]++
 			}
-		}
-		d := Diff(ja, ga)
-		if d != "" && ja.Dist[""] == "1" && ga.Dist[""] == "" && zeroRatio(&cases[i]) {
-			stats["excluded: ratio 0 with no affine provider (documented)"]++
-			continue
-		}
-		if d != "" {
-			bad++
-			if bad <= 20 {
-				t.Errorf("case %s disagrees: %s\n  rules: %q\n  consumer: %s\n  java: %s\n  go: %s", cases[i].ID, d, rulesText(&cases[i]), cases[i].ConsumerURL, java[i], goAns[i])
+			if len(ja.Unread) > 0 {
+				stats["unread key"]++
 			}
-		}
-	}
+			for k := range ja.Dist {
+				if k != "" && strings.Count(k, ",")+1 < len(cases[i].Providers) {
+					stats["filtered result"]++
+				}
+			}
+		},
+		exclude: func(i int, ja, ga Answer, d string) string {
+			if d != "" && ja.Dist[""] == "1" && ga.Dist[""] == "" && zeroRatio(&cases[i]) {
+				return "ratio 0 with no affine provider (documented)"
+			}
+			return ""
+		},
+	})
 	t.Logf("%d affinity cases (seed %d): %v", n, seed, stats)
-	if bad > 0 {
-		t.Errorf("%d of %d affinity cases disagree with Java Dubbo", bad, n)
-	}
 }
 
 func zeroRatio(c *Case) bool {
@@ -71,17 +56,4 @@ func zeroRatio(c *Case) bool {
 		}
 	}
 	return false
-}
-
-func rulesText(c *Case) []string {
-	var out []string
-	for _, r := range c.Rules {
-		switch {
-		case r.Key != nil && r.Content != nil:
-			out = append(out, *r.Key+"="+*r.Content)
-		case r.Key != nil:
-			out = append(out, *r.Key+" deleted")
-		}
-	}
-	return out
 }

@@ -14,7 +14,6 @@ import (
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -45,23 +44,18 @@ import (
 // explain show the rule just written, instead of fixed sleeps. Runtime:
 // about 130 s on 2 shared cores (217 s with a JVM per batch, before).
 func TestConfiguratorLiveParity(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	j2 := javaProviderWithConfigCenter(t, srv.Addr())
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", ConfigCenter: reg})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	g1 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", ConfigCenter: f.reg})
+	g2 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
 	all := []int{j1, j2, g1.Port, g2.Port}
 
 	const app = "demo-consumer1"
 	key := app + ".configurators"
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: app, Registry: reg})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: app})
 	if _, err := c.WaitExplain(harness.QueryAll, 60*time.Second, func(ex httpapi.Explain) bool { return len(ex.Providers) == 4 }); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +78,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// RandomLoadBalance looks only at the first invoker to decide whether
 	// weights matter at all (a Java provider registers no weight), so without
 	// it a Java consumer ignores the weights whenever the registry lists such
-	// a provider first (README: deliberate divergences).
+	// a provider first (docs/divergences.md).
 	noWarmup := "- side: consumer\n  parameters: {warmup: \"1\", weight: \"100\"}\n"
 	// One Java consumer for the whole test (one JVM); before each batch it
 	// is asked for its directory's invokers until the rule just written
@@ -132,7 +126,7 @@ func TestConfiguratorLiveParity(t *testing.T) {
 	// 1. Disable j1 (Dubbo Admin's disable: a typed item with its own enabled).
 	// warmup=1 everywhere: Java's interface-level consumers never warm up a
 	// ZooKeeper provider (the registry strips its timestamp), dubboroute's
-	// gray balancer does (see the README's divergence table), and the
+	// gray balancer does (see docs/divergences.md), and the
 	// providers here are seconds old.
 	put(noWarmup + fmt.Sprintf("- type: disabled\n  enabled: true\n  side: consumer\n  providerAddresses: [%q]\n  parameters: {disabled: \"true\"}\n", addr(j1)))
 	js.await("j1 disabled", func(invs []javaInvoker) bool {

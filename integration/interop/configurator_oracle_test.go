@@ -2,8 +2,6 @@ package interop
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -35,65 +33,56 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 	seed := uint64(envInt(t, envCfgSeed, defaultCfgSeed))
 	cases, java, goAns := differential(t, "configurator", "cfg", n, seed, (*Generator).NextConfiguratorsMixed)
 
-	stats := map[string]int{}
-	var bad []Fixture
-	for i := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ja.Error {
-			stats["java error"]++
-		}
-		if len(ja.Disabled) > 0 {
-			stats["with disabled providers"]++
-		}
-		for _, w := range ja.Weights {
-			if w != "100" {
-				stats["with a weight other than 100"]++
-				break
+	stats := compareAll(t, cases, java, goAns, comparison{
+		what:  "configurator",
+		shown: 15,
+		count: func(i int, ja Answer, stats map[string]int) {
+			if ja.Error {
+				stats["java error"]++
 			}
-		}
-		if len(ja.Rejected) > 0 {
-			stats["with a rejected rule"]++
-		}
-		if strings.Contains(string(java[i]), `"result":[]`) || ja.Dist[""] != "" {
-			stats["with no provider"]++
-		}
-		mesh, aff := hasKeySuffix(&cases[i], ".MESHAPPRULE"), cases[i].Affinity
-		if mesh {
-			stats["mesh"]++
-		}
-		if aff {
-			stats["affinity"]++
-		}
-		if len(cases[i].RegistryConfigurators) > 0 {
-			stats["registry override URLs"]++
-			if strings.Contains(string(java[i]), `"key":"registry"`) {
-				stats["disabled by a registry override URL"]++
+			if len(ja.Disabled) > 0 {
+				stats["with disabled providers"]++
 			}
-		}
-		if why := divergence(&cases[i], ja); why != "" {
-			stats["excluded: "+why]++
-			continue
-		}
-		d := Diff(ja, ga)
-		if d != "" && aff && ja.Dist[""] == "1" && ga.Dist[""] == "" && zeroRatio(&cases[i]) {
-			stats["excluded: affinity ratio 0 with no affine provider (documented)"]++
-			continue
-		}
-		if d == "" && (mesh || aff) && (len(ja.Disabled) > 0 || configuresProviders(java[i])) {
-			stats["mesh/affinity over configured providers"]++
-		}
-		if d != "" {
-			gcopy := ga
-			bad = append(bad, Fixture{Case: cases[i], Java: ja, Go: &gcopy, Found: d})
-		}
-	}
+			for _, w := range ja.Weights {
+				if w != "100" {
+					stats["with a weight other than 100"]++
+					break
+				}
+			}
+			if len(ja.Rejected) > 0 {
+				stats["with a rejected rule"]++
+			}
+			if strings.Contains(string(java[i]), `"result":[]`) || ja.Dist[""] != "" {
+				stats["with no provider"]++
+			}
+			if hasKeySuffix(&cases[i], ".MESHAPPRULE") {
+				stats["mesh"]++
+			}
+			if cases[i].Affinity {
+				stats["affinity"]++
+			}
+			if len(cases[i].RegistryConfigurators) > 0 {
+				stats["registry override URLs"]++
+				if strings.Contains(string(java[i]), `"key":"registry"`) {
+					stats["disabled by a registry override URL"]++
+				}
+			}
+		},
+		exclude: func(i int, ja, ga Answer, d string) string {
+			if why := divergence(&cases[i], ja); why != "" {
+				return why
+			}
+			if d != "" && cases[i].Affinity && ja.Dist[""] == "1" && ga.Dist[""] == "" && zeroRatio(&cases[i]) {
+				return "affinity ratio 0 with no affine provider (documented)"
+			}
+			return ""
+		},
+		agreed: func(i int, ja Answer, stats map[string]int) {
+			if (hasKeySuffix(&cases[i], ".MESHAPPRULE") || cases[i].Affinity) && (len(ja.Disabled) > 0 || configuresProviders(java[i])) {
+				stats["mesh/affinity over configured providers"]++
+			}
+		},
+	})
 	t.Logf("coverage: %v", stats)
 	for _, k := range []string{"with disabled providers", "with a weight other than 100", "with a rejected rule", "mesh", "affinity", "mesh/affinity over configured providers", "registry override URLs", "disabled by a registry override URL"} {
 		if stats[k] < n/50 {
@@ -103,25 +92,6 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 	if stats["java error"] > 0 {
 		t.Errorf("%d cases failed in the Java oracle", stats["java error"])
 	}
-	if len(bad) == 0 {
-		return
-	}
-	dump := os.Getenv(envDump)
-	if dump == "" {
-		dump = filepath.Join(t.TempDir(), "disagreements.jsonl")
-	}
-	if err := AppendFixtures(dump, bad); err != nil {
-		t.Error(err)
-	}
-	for i, f := range bad {
-		if i == 15 {
-			t.Errorf("... and %d more", len(bad)-15)
-			break
-		}
-		line, _ := json.Marshal(f.Case)
-		t.Errorf("case %s disagrees: %s\n  case: %s\n  java: %s", f.Case.ID, f.Found, line, java[indexOf(cases, f.Case.ID)])
-	}
-	t.Errorf("%d of %d configurator cases disagree with Java Dubbo (written to %s)", len(bad), n, dump)
 }
 
 // hasKeySuffix reports whether a case has a config-center rule whose key

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -48,9 +47,9 @@ func (c discoveryCell) name() string {
 // The instance and all registrations with APPLICATION_FIRST and
 // FORCE_APPLICATION consumers route on application-level provider URLs on
 // both sides: Java's InstanceAddressURL, dubboroute's Java-shaped view of
-// dubbo-go's (extension/applevel.go); the Go providers' static tag blue and
+// dubbo-go's (extension/discovery/applevel.go); the Go providers' static tag blue and
 // status=gray reach both consumers only through the metadata they publish
-// (extension/appmeta.go). Every fleet serves all its consumer cells.
+// (extension/discovery/appmeta.go). Every fleet serves all its consumer cells.
 //
 // Every cell runs over both protocols, dubbo and tri: every provider
 // exports both (one port each), so one fleet serves the cells of both, and
@@ -58,10 +57,6 @@ func (c discoveryCell) name() string {
 // Java alike. Books are signed with the dubbo port; the tri ports are mapped
 // to it before comparing.
 func TestDiscoveryMatrix(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
 	every := []discoveryCell{{"interface", "FORCE_INTERFACE", nil}, {"default", "APPLICATION_FIRST", nil}, forceApplication}
 	for _, reg := range []struct {
 		java, goType string
@@ -74,9 +69,8 @@ func TestDiscoveryMatrix(t *testing.T) {
 	} {
 		t.Run("registration="+reg.java, func(t *testing.T) {
 			begin := time.Now()
-			srv := zk.Start(t)
-			rules := harness.DialRules(t, srv.Addr())
-			addr := "zookeeper://" + srv.Addr()
+			f := newFleet(t)
+			srv, rules := f.srv, f.rules
 			// warmup=0: the Java consumer's served set stands for its eligible
 			// set only if its RandomLoadBalance reaches every eligible provider
 			// within the calls. Application-level URLs carry the instance's
@@ -86,8 +80,8 @@ func TestDiscoveryMatrix(t *testing.T) {
 			// (measured). Routing never reads warmup.
 			j1, j1tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "", nil, "warmup=0")
 			j2, j2tri := javaProviderProto(t, srv.Addr(), reg.java, "dubbo,tri", "demo-provider", "gray", nil, "status=gray", "warmup=0")
-			g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Params: map[string]string{"status": "gray", "warmup": "0"}})
-			g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: addr, RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Tag: "blue", Params: map[string]string{"warmup": "0"}})
+			g1 := f.goProvider(t, harness.ProviderOptions{RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Params: map[string]string{"status": "gray", "warmup": "0"}})
+			g2 := f.goProvider(t, harness.ProviderOptions{RegistryType: reg.goType, Protocol: "dubbo,tri", App: "demo-provider", Tag: "blue", Params: map[string]string{"warmup": "0"}})
 			alias := map[string]string{} // tri port -> the dubbo port the provider signs with
 			for tri, port := range map[int]int{j1tri: j1, j2tri: j2, g1.TriPort: g1.Port, g2.TriPort: g2.Port} {
 				alias[strconv.Itoa(tri)] = strconv.Itoa(port)
@@ -110,7 +104,7 @@ func TestDiscoveryMatrix(t *testing.T) {
 					t.Run("consumer="+cell.name()+"/protocol="+protocol, func(t *testing.T) {
 						cellBegin := time.Now()
 						defer func() { t.Logf("cell: %v", time.Since(cellBegin).Round(time.Millisecond)) }()
-						c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: addr, RegistryType: cell.goType, Protocol: protocol, Env: cell.env})
+						c := f.goConsumer(t, harness.ConsumerOptions{App: "demo-consumer1", RegistryType: cell.goType, Protocol: protocol, Env: cell.env})
 						defer func() { _ = c.Stop(10 * time.Second) }()
 						javaArgs := []string{"--migration", cell.javaStep, "--protocol", protocol}
 						want := 4

@@ -85,14 +85,7 @@ func TestMeshJavaFixtures(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
+		ja, ga := normalizeBoth(t, java[i], goAns[i])
 		if !mapsEqual(ja.Dist, c.want) {
 			t.Errorf("%s: Java gives %s, MeshRuleRouterTest expects %s", c.c.ID, distString(ja.Dist), distString(c.want))
 		}

@@ -1,10 +1,7 @@
 package interop
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -27,33 +24,14 @@ func TestMeshOracleDifferential(t *testing.T) {
 	n := envInt(t, envMeshCases, defaultMeshCases)
 	seed := uint64(envInt(t, envSeed, defaultMeshSeed))
 	cases, java, goAns := differential(t, "mesh", "m", n, seed, (*Generator).NextMesh)
-	var bad []Fixture
-	stats := map[string]int{}
-	for i := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		countMeshFeatures(stats, &cases[i], ja)
-		if why := meshDivergence(&cases[i], ja); why != "" {
-			stats["excluded: "+why]++
-			continue
-		}
-		if d := Diff(ja, ga); d != "" {
-			gcopy := ga
-			bad = append(bad, Fixture{Case: cases[i], Java: ja, Go: &gcopy, Found: d})
-		}
-	}
+	stats := compareAll(t, cases, java, goAns, comparison{
+		what:  "mesh",
+		count: func(i int, ja Answer, stats map[string]int) { countMeshFeatures(stats, &cases[i], ja) },
+		exclude: func(i int, ja, _ Answer, _ string) string {
+			return meshDivergence(&cases[i], ja)
+		},
+	})
 	t.Logf("coverage: %s", meshStatString(stats))
-	for k, v := range stats {
-		if strings.HasPrefix(k, "excluded: ") {
-			t.Logf("%s: %d cases", k, v)
-		}
-	}
 	if n >= defaultMeshCases {
 		for _, k := range meshCoverageKeys {
 			if stats[k] < 10 {
@@ -61,25 +39,6 @@ func TestMeshOracleDifferential(t *testing.T) {
 			}
 		}
 	}
-	if len(bad) == 0 {
-		return
-	}
-	dump := os.Getenv(envDump)
-	if dump == "" {
-		dump = filepath.Join(t.TempDir(), "disagreements.jsonl")
-	}
-	if err := AppendFixtures(dump, bad); err != nil {
-		t.Error(err)
-	}
-	for i, f := range bad {
-		if i == 20 {
-			t.Errorf("... and %d more", len(bad)-20)
-			break
-		}
-		line, _ := json.Marshal(f.Case)
-		t.Errorf("case %s disagrees: %s\n  case: %s\n  java: %s", f.Case.ID, f.Found, line, java[indexOf(cases, f.Case.ID)])
-	}
-	t.Errorf("%d of %d mesh cases disagree with Java Dubbo", len(bad), n)
 }
 
 // meshDivergence names the pinned divergence a mesh case runs into, or "".

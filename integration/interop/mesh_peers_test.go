@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -49,22 +48,17 @@ spec:
 // mesh router) of the same mixed fleet (two Java and two Go providers) to the
 // same providers.
 func TestMeshMixedFleet(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	j2 := javaProvider(t, srv.Addr(), "demo-provider", "", "status=gray")
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider"})
+	g1 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Params: map[string]string{"status": "gray"}})
+	g2 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
 	if err := rules.Put("demo-provider.MESHAPPRULE", meshPeersRule); err != nil {
 		t.Fatal(err)
 	}
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg, LoadBalance: "random"})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: "demo-consumer1", LoadBalance: "random"})
 	if _, err := c.WaitExplain(harness.QueryByName, 60*time.Second, func(ex httpapi.Explain) bool {
 		return len(ex.Providers) == 4 && strings.Contains(ex.TraceText, "mesh-routed")
 	}); err != nil {

@@ -95,9 +95,41 @@ func RunOracle(ctx context.Context, cases []Case) ([]json.RawMessage, error) {
 	return out, nil
 }
 
+// routeArgs are the arguments of the route command both RunRoute and
+// RunRouteBinary run: the batch contract shared with the Java oracle.
+var routeArgs = []string{"route", "--batch", "--destinations", "--no-trace"}
+
 // RunRoute evaluates cases with `dubboroute route --batch --destinations`,
 // in process, and returns its answer lines in input order.
 func RunRoute(ctx context.Context, cases []Case) ([]json.RawMessage, error) {
+	in, err := encodeCases(cases)
+	if err != nil {
+		return nil, err
+	}
+	var out, errb bytes.Buffer
+	code := cli.Run(ctx, routeArgs, cli.Stdio{In: in, Out: &out, Err: &errb})
+	return routeLines(&out, len(cases), fmt.Sprintf("exit %d", code), errb.String())
+}
+
+// RunRouteBinary is RunRoute through a built dubboroute command (bin): the
+// same cli.Run, in a process of its own, so that a test binary built with
+// -race can evaluate thousands of cases without the race detector's cost.
+func RunRouteBinary(ctx context.Context, bin string, cases []Case) ([]json.RawMessage, error) {
+	in, err := encodeCases(cases)
+	if err != nil {
+		return nil, err
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, routeArgs...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, &out, &errb
+	status := "exit 0"
+	if err := cmd.Run(); err != nil {
+		status = err.Error()
+	}
+	return routeLines(&out, len(cases), status, errb.String())
+}
+
+func encodeCases(cases []Case) (*bytes.Buffer, error) {
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	enc.SetEscapeHTML(false)
@@ -106,14 +138,16 @@ func RunRoute(ctx context.Context, cases []Case) ([]json.RawMessage, error) {
 			return nil, fmt.Errorf("encode case %s: %w", cases[i].ID, err)
 		}
 	}
-	var out, errb bytes.Buffer
-	code := cli.Run(ctx, []string{"route", "--batch", "--destinations", "--no-trace"}, cli.Stdio{In: &in, Out: &out, Err: &errb})
-	lines, err := readLines(&out)
+	return &in, nil
+}
+
+func routeLines(out io.Reader, n int, status, stderr string) ([]json.RawMessage, error) {
+	lines, err := readLines(out)
 	if err != nil {
 		return nil, fmt.Errorf("read route output: %w", err)
 	}
-	if len(lines) != len(cases) {
-		return nil, fmt.Errorf("dubboroute route answered %d of %d cases (exit %d, stderr: %s)", len(lines), len(cases), code, tail(errb.String()))
+	if len(lines) != n {
+		return nil, fmt.Errorf("dubboroute route answered %d of %d cases (%s, stderr: %s)", len(lines), n, status, tail(stderr))
 	}
 	return lines, nil
 }

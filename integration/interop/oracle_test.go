@@ -1,16 +1,12 @@
 package interop
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Environment knobs of the differential test.
@@ -73,16 +69,7 @@ func TestOracleDifferential(t *testing.T) {
 	for _, f := range fixtures {
 		all = append(all, f.Case)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-
-	begin := time.Now()
-	javaAll, err := RunOracle(ctx, all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	javaTime := time.Since(begin)
-	java := javaAll[:n]
+	javaAll, goAns := bothSides(t, fmt.Sprintf("%d random cases (seed %d) + %d fixtures", n, seed, len(fixtures)), all, cases)
 	for i, f := range fixtures {
 		ja, err := Normalize(javaAll[n+i])
 		if err != nil {
@@ -92,67 +79,16 @@ func TestOracleDifferential(t *testing.T) {
 			t.Errorf("fixture %s: Java's answer changed (recorded vs now: %s)", f.Case.ID, d)
 		}
 	}
-	begin = time.Now()
-	goAns, err := RunRoute(ctx, cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	goTime := time.Since(begin)
-	t.Logf("%d random cases (seed %d) + %d fixtures: Java oracle %v (one JVM, start included), dubboroute route %v (random cases)",
-		n, seed, len(fixtures), javaTime.Round(time.Millisecond), goTime.Round(time.Millisecond))
-
-	var bad []Fixture
-	stats := map[string]int{}
-	for i := range cases {
-		ja, err := Normalize(java[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		ga, err := Normalize(goAns[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		countFeatures(stats, &cases[i], ja)
-		if why := divergence(&cases[i], ja); why != "" {
-			stats["excluded: "+why]++
-			continue
-		}
-		if d := Diff(ja, ga); d != "" {
-			gcopy := ga
-			bad = append(bad, Fixture{Case: cases[i], Java: ja, Go: &gcopy, Found: d})
-		}
-	}
+	stats := compareAll(t, cases, javaAll[:n], goAns, comparison{
+		what:   "random",
+		record: true,
+		count:  func(i int, ja Answer, stats map[string]int) { countFeatures(stats, &cases[i], ja) },
+		exclude: func(i int, ja, _ Answer, _ string) string {
+			return divergence(&cases[i], ja)
+		},
+	})
 	t.Logf("coverage: %s", statString(stats))
-	for k, v := range stats {
-		if strings.HasPrefix(k, "excluded: ") {
-			t.Logf("%s: %d cases", k, v)
-		}
-	}
 	checkCoverage(t, stats)
-	if len(bad) == 0 {
-		return
-	}
-	if os.Getenv(envRecord) == "1" {
-		if err := AppendFixtures(regressionsFile, bad); err != nil {
-			t.Error(err)
-		}
-	}
-	dump := os.Getenv(envDump)
-	if dump == "" {
-		dump = filepath.Join(t.TempDir(), "disagreements.jsonl")
-	}
-	if err := AppendFixtures(dump, bad); err != nil {
-		t.Error(err)
-	}
-	for i, f := range bad {
-		if i == 20 {
-			t.Errorf("... and %d more", len(bad)-20)
-			break
-		}
-		line, _ := json.Marshal(f.Case)
-		t.Errorf("case %s disagrees: %s\n  case: %s\n  java: %s", f.Case.ID, f.Found, line, java[indexOf(cases, f.Case.ID)])
-	}
-	t.Errorf("%d of %d cases disagree with Java Dubbo; rerun with %s=1 to keep them in %s (after finding the cause)", len(bad), n, envRecord, regressionsFile)
 }
 
 func indexOf(cases []Case, id string) int {
@@ -273,7 +209,7 @@ func checkCoverage(t *testing.T, stats map[string]int) {
 	}
 }
 
-// divergence names the documented (README "Deliberate divergences") or
+// divergence names the documented (docs/divergences.md) or
 // known and reported (testdata/known-divergences.jsonl) disagreement a case
 // runs into, or "". Such cases are counted, not compared.
 //

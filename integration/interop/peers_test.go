@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -266,17 +265,13 @@ func seedServiceRule(p1, p2 int) string {
 // consumer with dubboroute (samples/bookfacade/cmd/consumer); the seed rules
 // in ZooKeeper route real calls, and Java's Book values decode in Go.
 func TestGoConsumerJavaProviders(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	p1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	p2 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	checkRegistered(t, rules, p1, p2)
 
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: "zookeeper://" + srv.Addr()})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: "demo-consumer1"})
 	both := []string{strconv.Itoa(p1), strconv.Itoa(p2)}
 	sort.Strings(both)
 	if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
@@ -353,15 +348,10 @@ func queryAllFromJava(t *testing.T, c *harness.Consumer, port int) {
 // dubboroute's sample Go providers; the tags and parameters the Go
 // providers publish are honoured.
 func TestJavaConsumerGoProviders(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "gray"})
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
+	g1 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Params: map[string]string{"status": "gray"}})
+	g2 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Tag: "gray"})
 	checkRegistered(t, rules, g1.Port, g2.Port)
 	regs, err := rules.Providers(BookIface)
 	if err != nil {
@@ -411,17 +401,12 @@ func TestJavaConsumerGoProviders(t *testing.T) {
 // serving ports (over repeated calls) equal the Go consumer's eligible set
 // (explain) and its serving ports.
 func TestMixedFleetParity(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	j1 := javaProvider(t, srv.Addr(), "demo-provider", "")
 	j2 := javaProvider(t, srv.Addr(), "demo-provider", "gray", "status=gray")
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue"})
+	g1 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Params: map[string]string{"status": "gray"}})
+	g2 := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Tag: "blue"})
 	checkRegistered(t, rules, j1, j2, g1.Port, g2.Port)
 	goPorts := map[string]bool{strconv.Itoa(g1.Port): true, strconv.Itoa(g2.Port): true}
 	regs, err := rules.Providers(BookIface)
@@ -444,7 +429,7 @@ func TestMixedFleetParity(t *testing.T) {
 	if err := rules.Put("demo-consumer1.condition-router", appRule); err != nil {
 		t.Fatal(err)
 	}
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: "demo-consumer1"})
 	if _, err := c.WaitExplain(harness.Call{Method: "queryAll"}, 60*time.Second, func(ex httpapi.Explain) bool {
 		return len(ex.Providers) == 4 && len(ex.Rules) >= 2
 	}); err != nil {

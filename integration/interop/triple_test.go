@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
-	"github.com/dubboroute/dubboroute/integration/zk"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -22,20 +21,15 @@ import (
 // userId arrive at the provider under those names (each provider answers
 // queryByName("attachments") with what it received).
 func TestTripleInterop(t *testing.T) {
-	if _, err := Jar(); err != nil {
-		t.Fatal(err)
-	}
-	bins := harness.SampleBinaries(t)
-	srv := zk.Start(t)
-	rules := harness.DialRules(t, srv.Addr())
-	reg := "zookeeper://" + srv.Addr()
+	f := newFleet(t)
+	srv, rules := f.srv, f.rules
 	// The Java provider registers 127.0.0.2 (it listens on every address):
 	// the tag rule below tells the providers apart by host, in the one
 	// address form Java matches against a loopback host, CIDR (a pattern
 	// with a port never matches a loopback provider in Java: see
 	// known-loopback-tag-address in testdata/known-divergences.jsonl).
 	jPort, _ := javaProviderProto(t, srv.Addr(), "interface", "tri", "demo-provider", "", []string{"--register-host", javaHost})
-	g := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Protocol: "tri"})
+	g := f.goProvider(t, harness.ProviderOptions{App: "demo-provider", Protocol: "tri"})
 	j, gp := strconv.Itoa(jPort), strconv.Itoa(g.Port)
 	regs, err := rules.Providers(BookIface)
 	if err != nil {
@@ -46,7 +40,7 @@ func TestTripleInterop(t *testing.T) {
 			t.Errorf("provider %s registered %s://, want tri://", r.Addr(), r.URL.Scheme)
 		}
 	}
-	c := harness.StartConsumer(t, bins, harness.ConsumerOptions{App: "demo-consumer1", Registry: reg, Protocol: "tri"})
+	c := f.goConsumer(t, harness.ConsumerOptions{App: "demo-consumer1", Protocol: "tri"})
 	if _, err := c.WaitExplain(harness.QueryAll, 60*time.Second, func(ex httpapi.Explain) bool {
 		return harness.Same(ex.Providers, javaHost+":"+j, harness.Host+":"+gp)
 	}); err != nil {

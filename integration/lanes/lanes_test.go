@@ -413,7 +413,7 @@ type chain struct {
 	name  string
 	start func(f *fleet, group string, m mode) (string, []*harness.Proc)
 	// lanes exercised; broken says, per mode other than lanesOn and lane
-	// name, what must break (measured, see the README).
+	// name, what must break (measured, see docs/lanes.md).
 	lanes  []laneKind
 	broken map[mode]map[string]func(tally) error
 }

@@ -12,9 +12,9 @@
 // (the consumer's value is a condition pattern: globs, ranges, $refs) when
 // they are at least R% of the input; otherwise all of the input. Where Java
 // would return no provider (ratio 0 and no provider with the consumer's
-// value), dubboroute returns the input: see the README's divergence table.
+// value), dubboroute returns the input: see docs/divergences.md.
 // The same Compiled router serves dubboroute's provider-application affinity
 // router (<provider-app>.affinity-router, position 135): Java 3.3.6's
 // variant subscribes .condition-router keys and acts as a second condition
-// router, a defect the README's divergence table lists.
+// router, a defect docs/divergences.md lists.
 package affinity

@@ -3,16 +3,14 @@ package condition
 import (
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/internal/javastr"
 	"io"
-	"math/big"
-	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 )
 
 // ParseRule parses a config-center condition rule (the YAML Dubbo Admin
@@ -39,9 +37,9 @@ func ParseRule(content string) (*Rule, error) {
 	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
 		return nil, ruleErr(&more, "", "more than one YAML document")
 	}
-	root := deref(&doc)
+	root := javayaml.Deref(&doc)
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
-		root = deref(root.Content[0])
+		root = javayaml.Deref(root.Content[0])
 	}
 	if root.Kind != yaml.MappingNode {
 		return nil, ruleErr(root, "", "the rule must be a YAML mapping")
@@ -73,7 +71,7 @@ func ParseRule(content string) (*Rule, error) {
 	}
 	cv := r.ConfigVersion
 	_, hasCV := fields["configVersion"]
-	hasCV = hasCV && !isNull(fields["configVersion"])
+	hasCV = hasCV && !javayaml.IsNull(fields["configVersion"])
 	switch {
 	case hasCV && strings.HasPrefix(strings.ToLower(cv), V31):
 		r.Version = V31
@@ -86,7 +84,7 @@ func ParseRule(content string) (*Rule, error) {
 	}
 
 	boolField := func(name string, dst *bool) {
-		if n := fields[name]; n != nil && !isNull(n) {
+		if n := fields[name]; n != nil && !javayaml.IsNull(n) {
 			*dst = javaParseBoolean(n)
 		}
 	}
@@ -96,8 +94,8 @@ func ParseRule(content string) (*Rule, error) {
 	boolField("dynamic", &r.Dynamic)
 	valid := true
 	boolField("valid", &valid)
-	if n := fields["priority"]; n != nil && !isNull(n) {
-		s, _ := javaToString(n)
+	if n := fields["priority"]; n != nil && !javayaml.IsNull(n) {
+		s, _ := javayaml.ToString(n)
 		p, ok := javaParseInt(s)
 		if !ok {
 			return nil, &ParseError{Index: -1, Field: "priority", Line: n.Line, Msg: fmt.Sprintf("priority %q is not an integer", s)}
@@ -148,14 +146,14 @@ func (r *Rule) parseV30Conditions(cn *yaml.Node) error {
 	if cn == nil {
 		return nil
 	}
-	cn = deref(cn)
+	cn = javayaml.Deref(cn)
 	if cn.Kind != yaml.SequenceNode {
 		// Java only reads a List; anything else leaves the rule without
 		// conditions (invalid).
 		return nil
 	}
 	for i, el := range cn.Content {
-		text, err := javaToString(el)
+		text, err := javayaml.ToString(el)
 		if err != nil {
 			return &ParseError{Index: i, Field: fmt.Sprintf("conditions[%d]", i), Line: el.Line, Msg: err.Error()}
 		}
@@ -173,15 +171,15 @@ func (r *Rule) parseV30Conditions(cn *yaml.Node) error {
 }
 
 func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
-	if cn == nil || isNull(cn) {
+	if cn == nil || javayaml.IsNull(cn) {
 		return &ParseError{Index: -1, Field: "conditions", Msg: "a v3.1 rule needs a conditions list (Java fails on a missing one)"}
 	}
-	cn = deref(cn)
+	cn = javayaml.Deref(cn)
 	if cn.Kind != yaml.SequenceNode {
 		return &ParseError{Index: -1, Field: "conditions", Line: cn.Line, Msg: "conditions must be a list"}
 	}
 	for i, el := range cn.Content {
-		el = deref(el)
+		el = javayaml.Deref(el)
 		field := fmt.Sprintf("conditions[%d]", i)
 		if el.Kind != yaml.MappingNode {
 			return &ParseError{Index: i, Field: field, Line: el.Line, Msg: "a v3.1 condition must be a mapping with from/to"}
@@ -215,13 +213,13 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 		}
 		to := fs["to"]
 		var thenTexts []string
-		if to != nil && !isNull(to) {
-			to = deref(to)
+		if to != nil && !javayaml.IsNull(to) {
+			to = javayaml.Deref(to)
 			if to.Kind != yaml.SequenceNode {
 				return &ParseError{Index: i, Field: field + ".to", Line: to.Line, Msg: "to must be a list of {match, weight}"}
 			}
 			for j, te := range to.Content {
-				te = deref(te)
+				te = javayaml.Deref(te)
 				tf := fmt.Sprintf("%s.to[%d]", field, j)
 				if te.Kind != yaml.MappingNode {
 					return &ParseError{Index: i, Field: tf, Line: te.Line, Msg: "a destination must be a mapping with match/weight"}
@@ -236,7 +234,7 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 					}
 				}
 				tg := Target{Line: te.Line, Weight: 100}
-				if mn := tfs["match"]; mn != nil && !isNull(mn) {
+				if mn := tfs["match"]; mn != nil && !javayaml.IsNull(mn) {
 					s, err := scalarJSONString(mn)
 					if err != nil {
 						return &ParseError{Index: i, Field: tf + ".match", Line: mn.Line, Msg: err.Error()}
@@ -253,7 +251,7 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 					}
 					tg.Then = p
 				}
-				if wn := tfs["weight"]; wn != nil && !isNull(wn) {
+				if wn := tfs["weight"]; wn != nil && !javayaml.IsNull(wn) {
 					s, err := scalarJSONString(wn)
 					if err != nil {
 						return &ParseError{Index: i, Field: tf + ".weight", Line: wn.Line, Msg: err.Error()}
@@ -289,10 +287,10 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 // stringMap reads a Map<String,String> field (v3.1 from) and returns the
 // value of key. A null or absent map is empty (fastjson keeps the default).
 func (r *Rule) stringMap(n *yaml.Node, field, key string) (string, bool, error) {
-	if n == nil || isNull(n) {
+	if n == nil || javayaml.IsNull(n) {
 		return "", false, nil
 	}
-	n = deref(n)
+	n = javayaml.Deref(n)
 	if n.Kind != yaml.MappingNode {
 		return "", false, &ParseError{Index: -1, Field: field, Line: n.Line, Msg: "must be a mapping"}
 	}
@@ -306,7 +304,7 @@ func (r *Rule) stringMap(n *yaml.Node, field, key string) (string, bool, error) 
 		}
 	}
 	v := fs[key]
-	if v == nil || isNull(v) {
+	if v == nil || javayaml.IsNull(v) {
 		return "", false, nil
 	}
 	s, err := scalarJSONString(v)
@@ -327,7 +325,7 @@ func mappingFields(m *yaml.Node, prefix string) (map[string]*yaml.Node, []keyLin
 	fs := map[string]*yaml.Node{}
 	var order []keyLine
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k := deref(m.Content[i])
+		k := javayaml.Deref(m.Content[i])
 		if k.Kind != yaml.ScalarNode {
 			return nil, nil, &ParseError{Index: -1, Field: prefix + "?", Line: k.Line, Msg: "mapping keys must be scalars"}
 		}
@@ -342,13 +340,6 @@ func mappingFields(m *yaml.Node, prefix string) (map[string]*yaml.Node, []keyLin
 	return fs, order, nil
 }
 
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
 func ruleErr(n *yaml.Node, field, format string, a ...any) error {
 	line := 0
 	if n != nil {
@@ -357,262 +348,28 @@ func ruleErr(n *yaml.Node, field, format string, a ...any) error {
 	return &ParseError{Index: -1, Field: field, Line: line, Msg: fmt.Sprintf(format, a...)}
 }
 
-// YAML 1.1 scalar kinds as SnakeYAML's SafeConstructor resolves them.
-type scalarKind uint8
-
-const (
-	kindString scalarKind = iota
-	kindNull
-	kindBool
-	kindInt
-	kindFloat
-	kindTimestamp
-	kindOther // mapping, sequence
-)
-
-var (
-	reInt       = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reFloat     = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9_]+(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	reTimestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
-)
-
-// resolve classifies a node as SnakeYAML (YAML 1.1) would.
-func resolve(n *yaml.Node) scalarKind {
-	n = deref(n)
-	if n == nil {
-		return kindNull
-	}
-	if n.Kind != yaml.ScalarNode {
-		return kindOther
-	}
-	if n.Style&yaml.TaggedStyle != 0 {
-		switch n.Tag {
-		case "!!str", "tag:yaml.org,2002:str":
-			return kindString
-		case "!!null":
-			return kindNull
-		case "!!bool":
-			return kindBool
-		case "!!int":
-			return kindInt
-		case "!!float":
-			return kindFloat
-		case "!!timestamp":
-			return kindTimestamp
-		}
-		return kindString
-	}
-	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return kindString
-	}
-	v := n.Value
-	switch v {
-	case "", "~", "null", "Null", "NULL":
-		return kindNull
-	case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
-		return kindBool
-	}
-	switch {
-	case reInt.MatchString(v):
-		return kindInt
-	case reFloat.MatchString(v):
-		return kindFloat
-	case reTimestamp.MatchString(v):
-		return kindTimestamp
-	}
-	return kindString
-}
-
-func isNull(n *yaml.Node) bool { return resolve(n) == kindNull }
-
-func yamlBool(v string) bool {
-	switch v {
-	case "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
-		return true
-	}
-	return false
-}
-
-// yamlInt is SnakeYAML's ConstructYamlInt, as a decimal string.
-func yamlInt(v string) string {
-	s := strings.ReplaceAll(v, "_", "")
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	// Decimal (no leading 0, which YAML 1.1 reads as octal): Java's
-	// BigInteger/Long toString is the digits themselves. Rendering them
-	// without math/big keeps a megabyte-long number (a hostile rule) linear
-	// instead of quadratic.
-	if s != "" && s[0] != '0' && !strings.Contains(s, ":") && javastr.Digits(s) {
-		if neg {
-			return "-" + s
-		}
-		return s
-	}
-	// Other bases of absurd length are left as written rather than spending
-	// quadratic time normalising a number no rule field can hold.
-	if len(s) > maxRadixDigits {
-		return v
-	}
-	n := new(big.Int)
-	switch {
-	case s == "0":
-	case strings.HasPrefix(s, "0b"):
-		n.SetString(s[2:], 2)
-	case strings.HasPrefix(s, "0x"):
-		n.SetString(s[2:], 16)
-	case strings.HasPrefix(s, "0"):
-		n.SetString(s[1:], 8)
-	case strings.Contains(s, ":"):
-		for _, d := range strings.Split(s, ":") {
-			x, _ := strconv.ParseInt(d, 10, 64)
-			n.Mul(n, big.NewInt(60))
-			n.Add(n, big.NewInt(x))
-		}
-	default:
-		n.SetString(s, 10)
-	}
-	if neg {
-		n.Neg(n)
-	}
-	return n.String()
-}
-
-// maxRadixDigits bounds the binary, octal, hex and sexagesimal integers
-// yamlInt normalises.
-const maxRadixDigits = 4096
-
-// yamlFloat is SnakeYAML's ConstructYamlFloat rendered by Double.toString.
-func yamlFloat(v string) string {
-	s := strings.ReplaceAll(v, "_", "")
-	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-	case ".inf":
-		if strings.HasPrefix(s, "-") {
-			return "-Infinity"
-		}
-		return "Infinity"
-	case ".nan":
-		return "NaN"
-	}
-	if strings.Contains(s, ":") {
-		neg := strings.HasPrefix(s, "-")
-		s = strings.TrimLeft(s, "+-")
-		f := 0.0
-		for _, d := range strings.Split(s, ":") {
-			x, _ := strconv.ParseFloat(d, 64)
-			f = f*60 + x
-		}
-		if neg {
-			f = -f
-		}
-		return JavaDouble(f, 64)
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		// Java's Double.valueOf would fail too; keep the text.
-		return v
-	}
-	return JavaDouble(f, 64)
-}
-
-// javaToString is String.valueOf(Object) of the value SnakeYAML builds: a
-// LinkedHashMap prints as {k=v, ...}, an ArrayList as [a, b].
-func javaToString(n *yaml.Node) (string, error) {
-	budget := maxRenderNodes
-	return javaToStringDepth(n, 0, &budget)
-}
-
-// maxRenderNodes bounds the work of rendering one value: aliases can make a
-// small document expand exponentially (SnakeYAML refuses documents with
-// more than 50 collection aliases for the same reason).
-const maxRenderNodes = 10000
-
-func javaToStringDepth(n *yaml.Node, depth int, budget *int) (string, error) {
-	*budget--
-	if depth > 50 || *budget < 0 {
-		return "", fmt.Errorf("value nested too deeply or too large (alias expansion)")
-	}
-	n = deref(n)
-	switch resolve(n) {
-	case kindNull:
-		return "null", nil
-	case kindBool:
-		if yamlBool(n.Value) || (n.Style&yaml.TaggedStyle != 0 && strings.EqualFold(n.Value, "true")) {
-			return "true", nil
-		}
-		return "false", nil
-	case kindInt:
-		return yamlInt(n.Value), nil
-	case kindFloat:
-		return yamlFloat(n.Value), nil
-	case kindString, kindTimestamp:
-		return n.Value, nil
-	}
-	var b strings.Builder
-	switch n.Kind {
-	case yaml.MappingNode:
-		b.WriteByte('{')
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			k, err := javaToStringDepth(n.Content[i], depth+1, budget)
-			if err != nil {
-				return "", err
-			}
-			v, err := javaToStringDepth(n.Content[i+1], depth+1, budget)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(k + "=" + v)
-		}
-		b.WriteByte('}')
-	case yaml.SequenceNode:
-		b.WriteByte('[')
-		for i, c := range n.Content {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			v, err := javaToStringDepth(c, depth+1, budget)
-			if err != nil {
-				return "", err
-			}
-			b.WriteString(v)
-		}
-		b.WriteByte(']')
-	default:
-		return "", fmt.Errorf("unsupported YAML node")
-	}
-	return b.String(), nil
-}
-
 // scalarJSONString is how the v3.1 JSON conversion turns a value into a
 // map's String: scalars as their text, null as absent; nested structures
 // are rejected (dubboroute does not emulate fastjson's rendering of them).
 func scalarJSONString(n *yaml.Node) (string, error) {
-	n = deref(n)
+	n = javayaml.Deref(n)
 	if n.Kind != yaml.ScalarNode {
 		return "", fmt.Errorf("must be a scalar")
 	}
-	return javaToString(n)
+	return javayaml.ToString(n)
 }
 
 // castString is Java's (String) cast of a map value.
 func castString(n *yaml.Node, field string) (string, error) {
-	switch resolve(n) {
-	case kindNull:
-		return "", nil
-	case kindString:
-		return deref(n).Value, nil
+	if v, _, ok := javayaml.CastString(n); ok {
+		return v, nil
 	}
-	return "", &ParseError{Index: -1, Field: field, Line: n.Line, Msg: fmt.Sprintf("%s must be a string (Java casts it; %q is not)", field, deref(n).Value)}
+	return "", &ParseError{Index: -1, Field: field, Line: n.Line, Msg: fmt.Sprintf("%s must be a string (Java casts it; %q is not)", field, javayaml.Deref(n).Value)}
 }
 
 // javaParseBoolean is Boolean.parseBoolean(value.toString()).
 func javaParseBoolean(n *yaml.Node) bool {
-	s, err := javaToString(n)
+	s, err := javayaml.ToString(n)
 	return err == nil && strings.EqualFold(s, "true")
 }
 

@@ -198,22 +198,6 @@ func TestAliasExpansionIsBounded(t *testing.T) {
 	}
 }
 
-func TestYAMLIntRendersLikeJava(t *testing.T) {
-	for in, want := range map[string]string{
-		"123": "123", "+123": "123", "-123": "-123", "1_000": "1000", "0": "0",
-		"0x1F": "31", "017": "15", "0b101": "5", "1:30": "90",
-		"99999999999999999999999": "99999999999999999999999",
-	} {
-		if got := yamlInt(in); got != want {
-			t.Errorf("yamlInt(%q) = %q, want %q", in, got, want)
-		}
-	}
-	huge := strings.Repeat("9", 1000*1000)
-	if got := yamlInt(huge); got != huge {
-		t.Error("a megabyte-long decimal is not rendered as its digits")
-	}
-}
-
 // A hostile rule with a megabyte-long priority is rejected (priority must
 // be an int) and the error names the line.
 func TestHugePriorityIsRejectedWithItsLine(t *testing.T) {

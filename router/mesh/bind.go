@@ -2,14 +2,7 @@ package mesh
 
 import (
 	"fmt"
-	"math"
 	"regexp"
-)
-
-var (
-	posInf = math.Inf(1)
-	negInf = math.Inf(-1)
-	nan    = math.NaN()
 )
 
 // The rule model mirrors Java's mesh rule classes field by field. A nil

@@ -4,21 +4,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/dubboroute/dubboroute/internal/yamllimit"
-	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/internal/javastr"
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 )
 
 // Java's mesh rule listener loads with SnakeYAML's default LoaderOptions
-// (package yamllimit: nesting, aliases to collections, code points).
+// (package javayaml: nesting, aliases to collections, code points).
 const (
-	maxNesting       = yamllimit.MaxDepth
+	maxNesting       = javayaml.MaxDepth
 	maxValueNodes    = 1 << 20 // bound on the expanded value tree of one document
 	maxFallbackChain = 1000    // bound on nested fallbacks (Java has none; a cycle loops forever)
 )
@@ -102,8 +101,8 @@ var reYAMLLine = regexp.MustCompile(`line (\d+)`)
 
 // loadAll reads every YAML document of content as SnakeYAML's loadAll does.
 func loadAll(content string) ([]*jval, error) {
-	if err := yamllimit.Check(content); err != nil {
-		var le *yamllimit.Error
+	if err := javayaml.Check(content); err != nil {
+		var le *javayaml.Error
 		errors.As(err, &le)
 		return nil, &YAMLError{Document: -1, Line: le.Line, Msg: le.Msg}
 	}
@@ -263,163 +262,42 @@ func (v *jval) put(k, val *jval) {
 	v.vals = append(v.vals, val)
 }
 
-var (
-	reInt       = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reFloat     = regexp.MustCompile(`^(?:[-+]?(?:\.[0-9]+|[0-9_]+(?:\.[0-9_]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	reTimestamp = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
-)
-
-// scalar resolves a scalar as SnakeYAML's YAML 1.1 resolver and
-// SafeConstructor do.
-// numberStart reports whether c can begin one of YAML 1.1's int, float or
-// timestamp forms (the regexps above); a scalar starting otherwise is a
-// string without running them.
-func numberStart(c byte) bool {
-	return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.'
-}
-
+// scalar builds the Java value SnakeYAML's resolver and SafeConstructor
+// make of a scalar (package javayaml).
 func scalar(n *yaml.Node, doc int) (*jval, error) {
 	v := &jval{line: n.Line, str: n.Value}
-	tag := ""
-	if n.Style&yaml.TaggedStyle != 0 {
-		tag = n.Tag
-	} else if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		tag = "!!str"
-	}
-	s := n.Value
-	if tag == "" {
-		switch {
-		case s == "" || s == "~" || s == "null" || s == "Null" || s == "NULL":
-			tag = "!!null"
-		case isYAMLBool(s):
-			tag = "!!bool"
-		case !numberStart(s[0]):
-			tag = "!!str" // every int, float and timestamp form starts with [-+.0-9]
-		case reInt.MatchString(s):
-			tag = "!!int"
-		case reFloat.MatchString(s):
-			tag = "!!float"
-		case reTimestamp.MatchString(s):
-			tag = "!!timestamp"
-		default:
-			tag = "!!str"
-		}
-	}
-	switch tag {
-	case "!!null":
+	switch javayaml.Resolve(n) {
+	case javayaml.Null:
 		v.kind = jNull
-	case "!!bool":
-		v.kind = jBool
-		switch s {
-		case "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
-			v.b = true
-		}
+	case javayaml.Bool:
+		v.kind, v.b = jBool, javayaml.BoolValue(n.Value)
 		v.str = strconv.FormatBool(v.b)
-	case "!!int":
-		if err := setInt(v, s); err != nil {
-			return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
-		}
-	case "!!float":
-		f, err := yamlFloat(s)
+	case javayaml.Int:
+		i, err := javayaml.ConstructInt(n.Value)
 		if err != nil {
 			return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
 		}
-		v.kind, v.f, v.str = jDouble, f, condition.JavaDouble(f, 64)
-	case "!!timestamp":
+		v.str, v.i = i.Text, i.Value
+		switch i.Class {
+		case javayaml.Integer:
+			v.kind = jInt
+		case javayaml.Long:
+			v.kind = jLong
+		default:
+			v.kind = jBig
+		}
+	case javayaml.Float:
+		f, err := javayaml.ConstructFloat(n.Value)
+		if err != nil {
+			return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
+		}
+		v.kind, v.f, v.str = jDouble, f, javastr.Double(f, 64)
+	case javayaml.Timestamp:
 		v.kind = jDate
-	case "!!binary":
+	case javayaml.Binary:
 		v.kind = jBinary
 	default:
 		v.kind = jString
 	}
 	return v, nil
-}
-
-func isYAMLBool(s string) bool {
-	switch s {
-	case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
-		return true
-	}
-	return false
-}
-
-// setInt is SnakeYAML's ConstructYamlInt: Integer if it fits, else Long,
-// else BigInteger.
-func setInt(v *jval, text string) error {
-	s := strings.ReplaceAll(text, "_", "")
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	n := new(big.Int)
-	ok := true
-	switch {
-	case s == "0":
-	case len(s) > 4096:
-		// A number no rule field can hold; only its kind matters.
-		v.kind, v.str = jBig, text
-		return nil
-	case strings.HasPrefix(s, "0b"):
-		_, ok = n.SetString(s[2:], 2)
-	case strings.HasPrefix(s, "0x"):
-		_, ok = n.SetString(s[2:], 16)
-	case strings.HasPrefix(s, "0"):
-		_, ok = n.SetString(s[1:], 8)
-	case strings.Contains(s, ":"):
-		for _, d := range strings.Split(s, ":") {
-			x, _ := strconv.ParseInt(d, 10, 64)
-			n.Mul(n, big.NewInt(60))
-			n.Add(n, big.NewInt(x))
-		}
-	default:
-		_, ok = n.SetString(s, 10)
-	}
-	if !ok {
-		return fmt.Errorf("bad integer %q", text)
-	}
-	if neg {
-		n.Neg(n)
-	}
-	v.str = n.String()
-	switch {
-	case n.IsInt64() && n.Int64() >= -1<<31 && n.Int64() < 1<<31:
-		v.kind, v.i = jInt, n.Int64()
-	case n.IsInt64():
-		v.kind, v.i = jLong, n.Int64()
-	default:
-		v.kind = jBig
-	}
-	return nil
-}
-
-func yamlFloat(text string) (float64, error) {
-	s := strings.ReplaceAll(text, "_", "")
-	switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-	case ".inf":
-		if strings.HasPrefix(s, "-") {
-			return negInf, nil
-		}
-		return posInf, nil
-	case ".nan":
-		return nan, nil
-	}
-	if strings.Contains(s, ":") {
-		neg := strings.HasPrefix(s, "-")
-		s = strings.TrimLeft(s, "+-")
-		f := 0.0
-		for _, d := range strings.Split(s, ":") {
-			x, _ := strconv.ParseFloat(d, 64)
-			f = f*60 + x
-		}
-		if neg {
-			f = -f
-		}
-		return f, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, fmt.Errorf("bad float %q", text)
-	}
-	return f, nil
 }

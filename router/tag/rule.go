@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -149,14 +150,14 @@ func ParseRuleWith(content string, resolve func(host string) ([]string, error)) 
 		}
 		root = root.Content[0]
 	}
-	root = deref(root)
+	root = javayaml.Deref(root)
 	if root.Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("tag rule: line %d: the rule must be a YAML mapping, got %s", root.Line, kindName(root))
 	}
 	r = &Rule{Enabled: true, Valid: true, Runtime: true}
 	var tagsNode *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], deref(root.Content[i+1])
+		k, v := root.Content[i], javayaml.Deref(root.Content[i+1])
 		switch k.Value {
 		case "configVersion":
 			r.ConfigVersion = scalarText(v)
@@ -188,7 +189,7 @@ func ParseRuleWith(content string, resolve func(host string) ([]string, error)) 
 	}
 	if tagsNode != nil && !isNull(tagsNode) {
 		for i, tn := range tagsNode.Content {
-			t, err := r.parseTag(i, deref(tn), resolve)
+			t, err := r.parseTag(i, javayaml.Deref(tn), resolve)
 			if err != nil {
 				return nil, fmt.Errorf("tag rule: %w", err)
 			}
@@ -215,7 +216,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 	var matchNode *yaml.Node
 	matchLine := n.Line
 	for j := 0; j+1 < len(n.Content); j += 2 {
-		k, v := n.Content[j], deref(n.Content[j+1])
+		k, v := n.Content[j], javayaml.Deref(n.Content[j+1])
 		switch k.Value {
 		case "name":
 			if isNull(v) {
@@ -235,7 +236,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 			}
 			t.Addresses = make([]string, 0, len(v.Content))
 			for _, an := range v.Content {
-				an = deref(an)
+				an = javayaml.Deref(an)
 				if an.Kind != yaml.ScalarNode {
 					return Tag{}, fmt.Errorf("%s: addresses element at line %d must be a scalar, got %s", where, an.Line, kindName(an))
 				}
@@ -305,14 +306,14 @@ func (r *Rule) parseMatch(i int, name string, n *yaml.Node) ([]ParamMatch, error
 	}
 	ms := []ParamMatch{}
 	for j, mn := range n.Content {
-		mn = deref(mn)
+		mn = javayaml.Deref(mn)
 		if mn.Kind != yaml.MappingNode {
 			return nil, fmt.Errorf("match[%d] (line %d) must be a mapping with key and value, got %s", j, mn.Line, kindName(mn))
 		}
 		pm := ParamMatch{Line: mn.Line}
 		keySet := false
 		for k := 0; k+1 < len(mn.Content); k += 2 {
-			kn, vn := mn.Content[k], deref(mn.Content[k+1])
+			kn, vn := mn.Content[k], javayaml.Deref(mn.Content[k+1])
 			switch kn.Value {
 			case "key":
 				if !isNull(vn) {
@@ -348,7 +349,7 @@ func (r *Rule) parseStringMatch(path string, n *yaml.Node) (*StringMatch, error)
 	}
 	sm := &StringMatch{}
 	for k := 0; k+1 < len(n.Content); k += 2 {
-		kn, vn := n.Content[k], deref(n.Content[k+1])
+		kn, vn := n.Content[k], javayaml.Deref(n.Content[k+1])
 		if isNull(vn) {
 			continue
 		}
@@ -415,13 +416,6 @@ func (pm *ParamMatch) Match(params router.Params) bool {
 		v, ok = "", false
 	}
 	return pm.Value.Match(v, ok)
-}
-
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
 }
 
 func isNull(n *yaml.Node) bool {

@@ -80,12 +80,18 @@ func TestNacosMixedFleet(t *testing.T) {
 	defer nc.Close()
 	reg := "nacos://" + ns.Addr()
 
-	j1 := javaProviderMode(t, reg, "interface", "demo-provider", "")
-	j2 := javaProviderMode(t, reg, "all", "demo-provider", "gray", "status=gray")
+	// warmup=0: Java's balancers scale a provider's weight by its uptime over
+	// warmup (10 min by default) from its timestamp; the Java providers here
+	// are seconds old (dubbo-go's write timestamps in seconds, which Java
+	// reads as milliseconds: long warm), so without it the Java consumer
+	// would send ~95% of calls to the Go providers.
+	j1 := javaProviderMode(t, reg, "interface", "demo-provider", "", "warmup=0")
+	j2 := javaProviderMode(t, reg, "all", "demo-provider", "gray", "status=gray", "warmup=0")
 	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
 	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue", RegistryType: "all"})
 	hosts := nacosRegistered(t, nc, bookService, j1, j2, g1.Port, g2.Port)
 	for _, h := range hosts {
+		t.Logf("instance %s: Nacos weight %v, metadata weight=%q application=%q dubbo.tag=%q", h.Address(), h.Weight, h.Metadata["weight"], h.Metadata["application"], h.Metadata["dubbo.tag"])
 		if h.Metadata["protocol"] != "dubbo" || h.Metadata["interface"] != BookIface {
 			t.Errorf("instance %s: metadata protocol=%q interface=%q, want dubbo and %s", h.Address(), h.Metadata["protocol"], h.Metadata["interface"], BookIface)
 		}

@@ -12,6 +12,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/registry"
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/extension/source"
 )
 
 // recorder is a NotifyListener that records what it was told.
@@ -107,5 +108,21 @@ func TestInstanceURL(t *testing.T) {
 	delete(noProto.Metadata, "protocol")
 	if _, err := InstanceURL(noProto); err == nil || !strings.Contains(err.Error(), "protocol") {
 		t.Fatalf("instance without protocol: %v", err)
+	}
+}
+
+// TestRegisteredAsNacosSource: interface-level directories of a dubbo-go
+// Nacos registry URL (registry://...?registry=nacos) are served by this
+// package's provider source.
+func TestRegisteredAsNacosSource(t *testing.T) {
+	u, err := common.NewURL("registry://127.0.0.1:8848?registry=nacos&registry.group=DEFAULT_GROUP")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := source.ProviderSourceFor(u).(providerSource); !ok {
+		t.Fatalf("provider source for %s: %T, want nacosfollow's", u, source.ProviderSourceFor(u))
+	}
+	if !IsNacos(u) {
+		t.Fatal("IsNacos false for a Nacos registry URL")
 	}
 }

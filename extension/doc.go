@@ -39,6 +39,10 @@
 //     ZooKeeper config centers and registries followed with dubboroute's
 //     own client, registered as the "zookeeper" sources of
 //     extension/source (where other config centers and registries plug in).
+//   - extension/nacosfollow: provider lists of Nacos registries followed
+//     with dubboroute's own client (directory/nacos): interface level as
+//     the "nacos" provider source, application level through
+//     extension/discovery (docs/nacos-registry.md).
 //
 // Rules come from dubbo-go's dynamic configuration (any config center
 // dubbo-go supports) under Java Dubbo's keys, each key subscribed once per

@@ -13,6 +13,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/lane"
+	"github.com/dubboroute/dubboroute/extension/nacosfollow"
 	"github.com/dubboroute/dubboroute/extension/provider"
 	"github.com/dubboroute/dubboroute/extension/strategies"
 	"github.com/dubboroute/dubboroute/extension/zookeeper"
@@ -30,6 +31,7 @@ var (
 	_ = consumer.Register
 	_ = discovery.Register
 	_ = lane.Register
+	_ = nacosfollow.Register
 	_ = provider.Register
 	_ = zookeeper.Register
 )

@@ -41,3 +41,25 @@ ensure_chromium() {
     apt-get install -y -qq chromium >/dev/null
   fi
 }
+
+RNACOS_VERSION=${RNACOS_VERSION:-0.8.8}
+
+# ensure_rnacos installs rnacos (crates.io, a Nacos-compatible server: the
+# 1.x HTTP OpenAPI and the 2.x gRPC protocol) when ~/.cargo/bin/rnacos is
+# missing, and exports RNACOS_BIN for the Nacos integration tests
+# (integration/nacos starts a private server on free loopback ports). It
+# builds from source: about 9 minutes on 2 cores the first time, kept after.
+ensure_rnacos() {
+  local bin="${CARGO_HOME:-$HOME/.cargo}/bin/rnacos"
+  if [ ! -x "$bin" ]; then
+    if ! command -v cargo >/dev/null 2>&1; then
+      log "cargo is missing: rnacos cannot be built (install Rust with rustup)"
+      return 1
+    fi
+    log "installing rnacos $RNACOS_VERSION (cargo install --locked; ~9 min on 2 cores the first time)"
+    local t0=$(date +%s)
+    cargo install rnacos --version "$RNACOS_VERSION" --locked --quiet
+    log "rnacos built in $(( $(date +%s) - t0 ))s"
+  fi
+  export RNACOS_BIN="$bin"
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of the project on a fresh machine: installs what it needs
-# (staticcheck, ZooKeeper, the Java interop build), then lint, unit and race
+# (staticcheck, ZooKeeper, rnacos, the Java interop build), then lint, unit and race
 # tests, short fuzz runs, and the integration tests on real ZooKeeper, real
 # dubbo-go RPC and real Java Dubbo.
 set -euo pipefail
@@ -10,6 +10,7 @@ start=$(date +%s)
 
 ensure_zookeeper
 ensure_chromium
+ensure_rnacos
 
 log "Java interop build (Maven; offline first, Maven Central on first run)"
 bash integration/java/build.sh

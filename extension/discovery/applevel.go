@@ -13,6 +13,8 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/registry/servicediscovery"
 	"dubbo.apache.org/dubbo-go/v3/remoting"
 	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/extension/nacosfollow"
 )
 
 // Application-level provider URLs as a Java consumer's routers see them
@@ -89,13 +91,22 @@ func (r *javaViewRegistry) wrap(l registry.NotifyListener) registry.NotifyListen
 	return w
 }
 
-// Subscribe implements registry.Registry.
+// Subscribe implements registry.Registry. On Nacos the instances are
+// followed with dubboroute's own client (extension/nacosfollow).
 func (r *javaViewRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
+	if ru := r.GetURL(); nacosfollow.IsNacos(ru) {
+		err := nacosfollow.SubscribeApp(ru, u, r.wrap(l))
+		if err == nil {
+			return nil
+		}
+		logger.Warnf("[dubboroute] %s: %v; using dubbo-go's Nacos subscription", u.Service(), err)
+	}
 	return r.Registry.Subscribe(u, r.wrap(l))
 }
 
 // UnSubscribe implements registry.Registry.
 func (r *javaViewRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
+	nacosfollow.UnSubscribeApp(r.wrap(l))
 	return r.Registry.UnSubscribe(u, r.wrap(l))
 }
 

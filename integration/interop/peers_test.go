@@ -64,8 +64,9 @@ func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, ex
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider",
-		"--zk", zkAddr, "--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode,
+	args := append(append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookProvider"), javaRegistryArgs(zkAddr)...)
+	args = append(args,
+		"--port", strconv.Itoa(port), "--app", app, "--register-host", "127.0.0.1", "--register-mode", mode,
 		"--protocol", protocol)
 	if protocol == "dubbo,tri" {
 		for triPort == 0 || triPort == port {
@@ -91,6 +92,15 @@ func javaProviderProto(t *testing.T, zkAddr, mode, protocol, app, tag string, ex
 	return port, triPort
 }
 
+// javaRegistryArgs are the Java programs' registry flags for addr: a
+// ZooKeeper host:port (--zk), or "nacos://host:port" (--nacos).
+func javaRegistryArgs(addr string) []string {
+	if hp, ok := strings.CutPrefix(addr, "nacos://"); ok {
+		return []string{"--nacos", hp}
+	}
+	return []string{"--zk", addr}
+}
+
 // javaCall is one line of BookConsumer's output.
 type javaCall struct {
 	// Scenario is the index of the --scenario the call belongs to (0
@@ -114,8 +124,9 @@ func javaConsumer(t *testing.T, zkAddr string, args ...string) []javaCall {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	full := append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookConsumer",
-		"--zk", zkAddr, "--wait-ms", "1500")
+	full := append(append(append([]string(nil), javaPeerOpts...), "-cp", jar, "io.github.dubboroute.it.BookConsumer"),
+		javaRegistryArgs(zkAddr)...)
+	full = append(full, "--wait-ms", "1500")
 	cmd := exec.CommandContext(ctx, "java", append(full, args...)...)
 	out, err := cmd.Output()
 	if err != nil {

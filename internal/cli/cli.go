@@ -53,11 +53,11 @@ func commands() []command {
 	return []command{
 		{"lint", "check condition, tag and gray rules; report findings with codes, lines and fix hints", runLint},
 		{"route", "evaluate JSON routing cases (the batch contract shared with the Java oracle)", runRoute},
-		{"explain", "show, router by router, why a call reaches the providers it reaches (files or live ZooKeeper)", runExplain},
-		{"get", "print a rule stored in ZooKeeper", runGet},
-		{"push", "lint a rule and write it to ZooKeeper where Dubbo Admin keeps it", runPush},
-		{"rm", "delete a rule from ZooKeeper", runRm},
-		{"watch", "print every change of rules in ZooKeeper as it happens, linted", runWatch},
+		{"explain", "show, router by router, why a call reaches the providers it reaches (files, or live ZooKeeper/Nacos)", runExplain},
+		{"get", "print a rule stored in ZooKeeper or Nacos", runGet},
+		{"push", "lint a rule and write it to ZooKeeper or Nacos where Dubbo Admin keeps it", runPush},
+		{"rm", "delete a rule from ZooKeeper or Nacos", runRm},
+		{"watch", "print every change of rules in ZooKeeper or Nacos as it happens, linted", runWatch},
 	}
 }
 

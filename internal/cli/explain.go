@@ -105,6 +105,7 @@ type explainFlags struct {
 	args, attach                         multiFlag
 	zk, root, group2, registryRoot       string
 	sec                                  zkSecFlags
+	nacos, namespace, nacosAuth          string
 	timeout                              time.Duration
 	asJSON                               bool
 	seed                                 uint64
@@ -120,10 +121,14 @@ when a gray rule exists, the pool and delegate balancer that would pick.
 
 From files:   --rules DIR --providers FILE (--consumer URL | --service IFACE --app APP)
 Live:         --zk HOST:PORT --service IFACE --app APP [--version V --group G]
+              --nacos HOST:PORT (--zk HOST:PORT | --providers FILE) --service IFACE --app APP
 In DIR every file is one rule named by its config-center key (optionally with
 .yaml/.yml). Providers in FILE: a JSON array of {"id","url"} or URL strings, or
 one URL per line. Live, the providers are read from /dubbo/<iface>/providers
-and the rules from the config center at the keys this consumer would read.`)
+(--zk) and the rules from the config center at the keys this consumer would
+read: ZooKeeper (--zk), or Nacos (--nacos: dataId = key, group --config-group,
+namespace --namespace) when given. The explanation names where each rule came
+from.`)
 	var f explainFlags
 	fs.StringVar(&f.rulesDir, "rules", "", "`dir`ectory of rule files named by their keys")
 	fs.StringVar(&f.providers, "providers", "", "provider list `file`")
@@ -140,7 +145,10 @@ and the rules from the config center at the keys this consumer would read.`)
 	fs.StringVar(&f.root, "root", zookeeper.DefaultRoot, "config-center root `path`")
 	fs.StringVar(&f.group2, "config-group", zookeeper.DefaultGroup, "config-center `group`")
 	fs.StringVar(&f.registryRoot, "registry-root", zookeeper.DefaultRegistryRoot, "registry root `path` of provider nodes")
-	fs.DurationVar(&f.timeout, "timeout", zookeeper.DefaultTimeout, "ZooKeeper connect and read `timeout`")
+	fs.StringVar(&f.nacos, "nacos", "", "Nacos `host:port` to read the rules from (providers still from --zk or --providers)")
+	fs.StringVar(&f.namespace, "namespace", "", "Nacos `namespace` id of the rules (default public)")
+	fs.StringVar(&f.nacosAuth, "nacos-auth", "", "Nacos credentials `user:pass`")
+	fs.DurationVar(&f.timeout, "timeout", zookeeper.DefaultTimeout, "connect and read `timeout`")
 	fs.BoolVar(&f.asJSON, "json", false, "print the explanation as JSON")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed for weighted and gray picks (0: random)")
 	fs.StringVar(&f.now, "now", "", "evaluate gray time conditions and ramps at this RFC 3339 `time` (default: now)")
@@ -186,12 +194,18 @@ and the rules from the config center at the keys this consumer would read.`)
 	}
 	var infos []RuleInfo
 	switch {
-	case f.zk != "":
-		if f.rulesDir != "" || f.providers != "" {
-			return fs.usageErr("--zk reads rules and providers from ZooKeeper: drop --rules and --providers")
+	case f.zk != "" || f.nacos != "":
+		if f.rulesDir != "" {
+			return fs.usageErr("--zk and --nacos read the rules from the config center: drop --rules")
+		}
+		if f.zk != "" && f.providers != "" {
+			return fs.usageErr("--zk reads the providers from ZooKeeper: drop --providers")
+		}
+		if f.zk == "" && f.providers == "" {
+			return fs.usageErr("--nacos reads only the rules: give the providers with --zk or --providers FILE")
 		}
 		if f.service == "" {
-			return fs.usageErr("--zk needs --service")
+			return fs.usageErr("live explain needs --service")
 		}
 		var err error
 		infos, err = loadLive(ctx, c, &f)
@@ -280,27 +294,58 @@ func loadRulesDir(c *Case, dir string) ([]RuleInfo, error) {
 }
 
 // loadLive reads the providers and the rules this consumer would read.
+// loadLive reads the providers (from ZooKeeper, or the --providers file)
+// and the rules this consumer would read (from ZooKeeper or Nacos).
 func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error) {
-	cl, err := dialZK(f.zk, f.root, f.group2, f.registryRoot, f.timeout, &f.sec)
-	if err != nil {
+	var st ruleStore
+	if f.zk != "" {
+		cl, err := dialZK(f.zk, f.root, f.group2, f.registryRoot, f.timeout, &f.sec)
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		if err := liveProviders(ctx, c, f, cl); err != nil {
+			return nil, err
+		}
+		st = zkStore{cl}
+	} else {
+		ps, err := readProviders(f.providers)
+		if err != nil {
+			return nil, err
+		}
+		c.Providers = ps
+	}
+	if f.nacos != "" {
+		ns, err := dialNacosStore(f.nacos, f.namespace, f.group2, f.nacosAuth, f.timeout)
+		if err != nil {
+			return nil, err
+		}
+		defer ns.Close()
+		st = ns
+	}
+	if err := resolveProviders(c.Providers); err != nil {
 		return nil, err
 	}
-	defer cl.Close()
+	return liveRules(ctx, c, st)
+}
+
+// liveProviders reads the providers of the service from ZooKeeper.
+func liveProviders(ctx context.Context, c *Case, f *explainFlags, cl *zookeeper.Client) error {
 	wctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	ch, err := cl.WatchProviders(wctx, f.service)
 	if err != nil {
-		return nil, fmt.Errorf("providers of %s: %w", f.service, err)
+		return fmt.Errorf("providers of %s: %w", f.service, err)
 	}
 	var state zookeeper.Providers
 	select {
 	case st, ok := <-ch:
 		if !ok {
-			return nil, fmt.Errorf("providers of %s: watch ended before the first read", f.service)
+			return fmt.Errorf("providers of %s: watch ended before the first read", f.service)
 		}
 		state = st
 	case <-wctx.Done():
-		return nil, fmt.Errorf("providers of %s: no answer within %v", f.service, f.timeout)
+		return fmt.Errorf("providers of %s: no answer within %v", f.service, f.timeout)
 	}
 	for _, u := range state.URLs {
 		if !matchesService(u, f.version, f.group) {
@@ -313,10 +358,16 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 		c.Providers = append(c.Providers, provider{URL: raw})
 	}
 	if len(c.Providers) == 0 {
-		return nil, fmt.Errorf("no provider of %s (version %q, group %q) under %s", f.service, f.version, f.group, state.Path)
+		return fmt.Errorf("no provider of %s (version %q, group %q) under %s", f.service, f.version, f.group, state.Path)
 	}
-	if err := resolveProviders(c.Providers); err != nil {
-		return nil, err
+	return nil
+}
+
+// liveRules reads, from st, the rule keys a consumer of c's providers
+// reads, and names where each came from.
+func liveRules(ctx context.Context, c *Case, st ruleStore) ([]RuleInfo, error) {
+	if len(c.Providers) == 0 {
+		return nil, errors.New("no provider given")
 	}
 	consumer, err := router.ParseURL(c.ConsumerURL)
 	if err != nil {
@@ -343,8 +394,8 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 			continue
 		}
 		seen[k] = true
-		content, _, err := cl.GetRule(ctx, k)
-		if errors.Is(err, zookeeper.ErrNotFound) || (err == nil && strings.TrimSpace(content) == "") {
+		content, _, err := st.Get(ctx, k)
+		if errors.Is(err, errNoRule) || (err == nil && strings.TrimSpace(content) == "") {
 			continue
 		}
 		if err != nil {
@@ -352,8 +403,11 @@ func loadLive(ctx context.Context, c *Case, f *explainFlags) ([]RuleInfo, error)
 		}
 		key, text := k, content
 		c.Rules = append(c.Rules, ruleInput{Key: &key, Content: &text})
-		path, _ := cl.RulePath(k)
-		infos = append(infos, RuleInfo{Key: k, Source: "zookeeper " + path})
+		src := st.Where(k)
+		if _, ok := st.(zkStore); ok {
+			src = "zookeeper " + src
+		}
+		infos = append(infos, RuleInfo{Key: k, Source: src})
 	}
 	return infos, nil
 }

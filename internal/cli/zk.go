@@ -47,6 +47,11 @@ func addZKSecFlags(fs *flagSet, s *zkSecFlags, withACL bool) {
 	fs.StringVar(&s.tlsServerName, "tls-server-name", "", "`name` to verify the server certificate against (default: the host dialed)")
 }
 
+// set reports whether any ZooKeeper security flag was given.
+func (s *zkSecFlags) set() bool {
+	return s.digest != "" || s.digestFile != "" || s.acl != "" || s.tls || s.tlsCA != "" || s.tlsCert != "" || s.tlsKey != ""
+}
+
 // credentials are the digest credentials: --digest, else --digest-file,
 // else $DUBBOROUTE_ZK_DIGEST; empty for none.
 func (s *zkSecFlags) credentials() (string, error) {
@@ -98,16 +103,6 @@ func (s *zkSecFlags) options() ([]zookeeper.Option, error) {
 	return opts, nil
 }
 
-func addZKFlags(fs *flagSet, withACL bool) *zkFlags {
-	z := &zkFlags{}
-	fs.StringVar(&z.addr, "zk", "", "ZooKeeper `host:port` (comma-separated ensemble); required")
-	addZKSecFlags(fs, &z.sec, withACL)
-	fs.StringVar(&z.root, "root", zookeeper.DefaultRoot, "config-center root `path` (Java's dubbo.config-center.root-path)")
-	fs.StringVar(&z.group, "group", zookeeper.DefaultGroup, "config-center `group`")
-	fs.DurationVar(&z.timeout, "timeout", zookeeper.DefaultTimeout, "connect and operation `timeout`")
-	return z
-}
-
 func dialZK(addr, root, group, registryRoot string, timeout time.Duration, sec *zkSecFlags) (*zookeeper.Client, error) {
 	opts := []zookeeper.Option{zookeeper.WithTimeout(timeout), zookeeper.WithRoot(root), zookeeper.WithGroup(group)}
 	if registryRoot != "" {
@@ -124,38 +119,6 @@ func dialZK(addr, root, group, registryRoot string, timeout time.Duration, sec *
 	return c, nil
 }
 
-func (z *zkFlags) dial(fs *flagSet) (*zookeeper.Client, int, bool) {
-	if z.addr == "" {
-		return nil, fs.usageErr("--zk is required"), false
-	}
-	if z.timeout <= 0 {
-		return nil, fs.usageErr("--timeout must be positive"), false
-	}
-	c, err := dialZK(z.addr, z.root, z.group, "", z.timeout, &z.sec)
-	if err != nil {
-		return nil, fail(fs.sio, strings.TrimPrefix(fs.Name(), programName+" "), err), false
-	}
-	return c, 0, true
-}
-
-// keyAndDial is the start of a command that takes exactly one key and
-// talks to ZooKeeper: parse the flags, take the key, dial.
-func (z *zkFlags) keyAndDial(fs *flagSet, args []string) (string, *zookeeper.Client, int, bool) {
-	pos, code, ok := fs.parse(args)
-	if !ok {
-		return "", nil, code, false
-	}
-	key, code, ok := oneKey(fs, pos, 0)
-	if !ok {
-		return "", nil, code, false
-	}
-	c, code, ok := z.dial(fs)
-	if !ok {
-		return "", nil, code, false
-	}
-	return key, c, 0, true
-}
-
 // oneKey checks the positional arguments of a one-key command.
 func oneKey(fs *flagSet, pos []string, extra int) (string, int, bool) {
 	if len(pos) < 1 || len(pos) > 1+extra {
@@ -168,32 +131,36 @@ func oneKey(fs *flagSet, pos []string, extra int) (string, int, bool) {
 }
 
 func runGet(ctx context.Context, sio Stdio, args []string) int {
-	fs := newFlags(sio, "get", "--zk HOST:PORT [flags] KEY",
-		`Print the rule stored under a config-center key, read from the node Dubbo
-Admin uses (<root>/<group>/<KEY>, by default /dubbo/config/dubbo/<KEY>).
+	fs := newFlags(sio, "get", "(--zk HOST:PORT | --nacos HOST:PORT) [flags] KEY",
+		`Print the rule stored under a config-center key, read where Dubbo Admin
+keeps it: on ZooKeeper the node <root>/<group>/<KEY> (by default
+/dubbo/config/dubbo/<KEY>); on Nacos the config dataId <KEY> in group <group>
+(default dubbo) of --namespace (default public).
 The content goes to stdout as stored. If it is not a valid rule of the key's
 kind, the errors go to stderr and the exit status is 1.`)
-	z := addZKFlags(fs, false)
-	asJSON := fs.Bool("json", false, "print {key, path, version, content, findings} as JSON")
-	key, c, code, ok := z.keyAndDial(fs, args)
+	z := addStoreFlags(fs, false)
+	asJSON := fs.Bool("json", false, "print {key, path|dataId/group/namespace, version|md5, content, findings} as JSON")
+	key, st, code, ok := z.keyAndOpen(fs, args)
 	if !ok {
 		return code
 	}
-	defer c.Close()
-	path, _ := c.RulePath(key)
-	content, version, err := c.GetRule(ctx, key)
-	if errors.Is(err, zookeeper.ErrNotFound) {
-		return fail(sio, "get", fmt.Errorf("no rule %s (node %s does not exist)", key, path))
+	defer st.Close()
+	where := st.Where(key)
+	content, rev, err := st.Get(ctx, key)
+	if errors.Is(err, errNoRule) {
+		return fail(sio, "get", fmt.Errorf("no rule %s (%v)", key, err))
 	}
 	if err != nil {
-		return fail(sio, "get", fmt.Errorf("read %s: %w", path, err))
+		return fail(sio, "get", fmt.Errorf("read %s: %w", where, err))
 	}
-	res := lintRule(path, key, content, lintOptions{})
+	res := lintRule(where, key, content, lintOptions{})
 	e, _, _ := res.counts()
 	if *asJSON {
 		enc := json.NewEncoder(sio.Out)
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(map[string]any{"key": key, "path": path, "version": version, "content": content, "findings": res.Findings})
+		m := rev.fields(st.Fields(key))
+		m["key"], m["content"], m["findings"] = key, content, res.Findings
+		_ = enc.Encode(m)
 	} else {
 		io.WriteString(sio.Out, content)
 		if content != "" && !strings.HasSuffix(content, "\n") {
@@ -203,7 +170,7 @@ kind, the errors go to stderr and the exit status is 1.`)
 	if e > 0 {
 		for _, f := range res.Findings {
 			if f.Severity == SevError {
-				fmt.Fprintf(sio.Err, "%s get: %s is not a valid rule: %s %s\n", programName, path, f.Code, f.Message)
+				fmt.Fprintf(sio.Err, "%s get: %s is not a valid rule: %s %s\n", programName, where, f.Code, f.Message)
 			}
 		}
 		return ExitFail
@@ -212,14 +179,16 @@ kind, the errors go to stderr and the exit status is 1.`)
 }
 
 func runPush(ctx context.Context, sio Stdio, args []string) int {
-	fs := newFlags(sio, "push", "--zk HOST:PORT [flags] KEY [FILE|-]",
-		`Lint a rule and write it under a config-center key, at the node Dubbo Admin
-uses, creating missing parents as Dubbo Admin does. The rule is read from FILE,
-or stdin. A rule with lint errors (one the runtime would reject) is refused
-unless --force; warnings are printed and do not stop the push.`)
-	z := addZKFlags(fs, true)
+	fs := newFlags(sio, "push", "(--zk HOST:PORT | --nacos HOST:PORT) [flags] KEY [FILE|-]",
+		`Lint a rule and write it under a config-center key where Dubbo Admin keeps
+it: on ZooKeeper at the node <root>/<group>/<KEY>, creating missing parents as
+Dubbo Admin does; on Nacos as dataId <KEY>, group <group> (default dubbo).
+The rule is read from FILE, or stdin. A rule with lint errors (one the runtime
+would reject) is refused unless --force; warnings are printed and do not stop
+the push.`)
+	z := addStoreFlags(fs, true)
 	force := fs.Bool("force", false, "push even when lint finds errors")
-	asJSON := fs.Bool("json", false, "print {key, path, version, findings} as JSON")
+	asJSON := fs.Bool("json", false, "print {key, path|dataId/group/namespace, version|md5, findings} as JSON")
 	pos, code, ok := fs.parse(args)
 	if !ok {
 		return code
@@ -244,65 +213,74 @@ unless --force; warnings are printed and do not stop the push.`)
 	if e > 0 && !*force {
 		return fail(sio, "push", fmt.Errorf("refused to push %s: %d lint error(s) (fix them, or use --force)", key, e))
 	}
-	c, code, ok := z.dial(fs)
+	st, code, ok := z.open(fs)
 	if !ok {
 		return code
 	}
-	defer c.Close()
-	path, _ := c.RulePath(key)
-	version, err := c.PutRule(ctx, key, content)
+	defer st.Close()
+	where := st.Where(key)
+	rev, err := st.Put(ctx, key, content)
 	if err != nil {
-		return fail(sio, "push", fmt.Errorf("write %s: %w", path, err))
+		return fail(sio, "push", fmt.Errorf("write %s: %w", where, err))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(sio.Out)
 		enc.SetEscapeHTML(false)
-		_ = enc.Encode(map[string]any{"key": key, "path": path, "version": version, "findings": res.Findings})
+		m := rev.fields(st.Fields(key))
+		m["key"], m["findings"] = key, res.Findings
+		_ = enc.Encode(m)
 	} else {
-		fmt.Fprintf(sio.Out, "pushed %s to %s (data version %d)\n", key, path, version)
+		fmt.Fprintf(sio.Out, "pushed %s to %s (%s)\n", key, where, rev)
 	}
 	return ExitOK
 }
 
 func runRm(ctx context.Context, sio Stdio, args []string) int {
-	fs := newFlags(sio, "rm", "--zk HOST:PORT [flags] KEY",
+	fs := newFlags(sio, "rm", "(--zk HOST:PORT | --nacos HOST:PORT) [flags] KEY",
 		`Delete the rule stored under a config-center key. Consumers then route
-without it (Java and dubboroute treat a deleted node as "no rule").`)
-	z := addZKFlags(fs, false)
-	key, c, code, ok := z.keyAndDial(fs, args)
+without it (Java and dubboroute treat a deleted rule as "no rule").`)
+	z := addStoreFlags(fs, false)
+	key, st, code, ok := z.keyAndOpen(fs, args)
 	if !ok {
 		return code
 	}
-	defer c.Close()
-	path, _ := c.RulePath(key)
-	if err := c.DeleteRule(ctx, key); err != nil {
-		if errors.Is(err, zookeeper.ErrNotFound) {
-			return fail(sio, "rm", fmt.Errorf("no rule %s (node %s does not exist)", key, path))
+	defer st.Close()
+	where := st.Where(key)
+	if err := st.Delete(ctx, key); err != nil {
+		if errors.Is(err, errNoRule) {
+			return fail(sio, "rm", fmt.Errorf("no rule %s (%v)", key, err))
 		}
-		return fail(sio, "rm", fmt.Errorf("delete %s: %w", path, err))
+		return fail(sio, "rm", fmt.Errorf("delete %s: %w", where, err))
 	}
-	fmt.Fprintf(sio.Out, "deleted %s (%s)\n", key, path)
+	fmt.Fprintf(sio.Out, "deleted %s (%s)\n", key, where)
 	return ExitOK
 }
 
-// WatchEvent is one line of watch --json.
+// WatchEvent is one line of watch --json. Path and Version are
+// ZooKeeper's; DataID, Group, Namespace and MD5 are Nacos's.
 type WatchEvent struct {
-	Time     string    `json:"time"`
-	Key      string    `json:"key"`
-	Path     string    `json:"path"`
-	Type     string    `json:"type"`
-	Version  int32     `json:"version"`
-	Content  string    `json:"content,omitempty"`
-	Findings []Finding `json:"findings"`
+	Time      string    `json:"time"`
+	Key       string    `json:"key"`
+	Path      string    `json:"path,omitempty"`
+	DataID    string    `json:"dataId,omitempty"`
+	Group     string    `json:"group,omitempty"`
+	Namespace string    `json:"namespace,omitempty"`
+	Type      string    `json:"type"`
+	Version   *int32    `json:"version,omitempty"`
+	MD5       string    `json:"md5,omitempty"`
+	Content   string    `json:"content,omitempty"`
+	Findings  []Finding `json:"findings"`
 }
 
 func runWatch(ctx context.Context, sio Stdio, args []string) int {
-	fs := newFlags(sio, "watch", "--zk HOST:PORT [flags] KEY...",
+	fs := newFlags(sio, "watch", "(--zk HOST:PORT | --nacos HOST:PORT) [flags] KEY...",
 		`Print every change of the rules under the given keys as it happens, each
 linted: first the current content (if any), then every add, update and delete,
-until interrupted (or --count events). ZooKeeper watches carry no data, so
-changes faster than one read may arrive as one event with the latest content.`)
-	z := addZKFlags(fs, false)
+until interrupted (or --count events). Watches re-read the rule after each
+notification (ZooKeeper watches carry no data; Nacos's listener names the
+changed configs), so changes faster than one read may arrive as one event with
+the latest content.`)
+	z := addStoreFlags(fs, false)
 	asJSON := fs.Bool("json", false, "print one JSON object per event")
 	count := fs.Int("count", 0, "stop after `n` events (0: run until interrupted)")
 	pos, code, ok := fs.parse(args)
@@ -317,20 +295,20 @@ changes faster than one read may arrive as one event with the latest content.`)
 			return fs.usageErr("%v", err)
 		}
 	}
-	c, code, ok := z.dial(fs)
+	st, code, ok := z.open(fs)
 	if !ok {
 		return code
 	}
-	defer c.Close()
+	defer st.Close()
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	merged := make(chan zookeeper.RuleEvent)
+	merged := make(chan storeEvent)
 	done := make(chan struct{})
 	live := 0
 	for _, k := range pos {
-		ch, err := c.WatchRule(wctx, k)
+		ch, err := st.Watch(wctx, k)
 		if err != nil {
-			return fail(sio, "watch", fmt.Errorf("watch %s: %w", k, err))
+			return fail(sio, "watch", fmt.Errorf("watch %s: %w", st.Where(k), err))
 		}
 		live++
 		go func() {
@@ -353,7 +331,7 @@ changes faster than one read may arrive as one event with the latest content.`)
 	for live > 0 {
 		select {
 		case ev := <-merged:
-			printEvent(sio, enc, *asJSON, ev)
+			printEvent(sio, enc, *asJSON, st, ev)
 			seen++
 			if *count > 0 && seen >= *count {
 				cancel()
@@ -369,13 +347,13 @@ changes faster than one read may arrive as one event with the latest content.`)
 		}
 	}
 	if ctx.Err() == nil {
-		return fail(sio, "watch", errors.New("the ZooKeeper client closed the watches"))
+		return fail(sio, "watch", errors.New("the config-center client closed the watches"))
 	}
 	return ExitOK
 }
 
 // drain waits for the forwarding goroutines to end.
-func drain(merged chan zookeeper.RuleEvent, done chan struct{}, live int) {
+func drain(merged chan storeEvent, done chan struct{}, live int) {
 	for live > 0 {
 		select {
 		case <-merged:
@@ -385,21 +363,32 @@ func drain(merged chan zookeeper.RuleEvent, done chan struct{}, live int) {
 	}
 }
 
-func printEvent(sio Stdio, enc *json.Encoder, asJSON bool, ev zookeeper.RuleEvent) {
+func printEvent(sio Stdio, enc *json.Encoder, asJSON bool, st ruleStore, ev storeEvent) {
 	now := time.Now().Format(time.RFC3339)
+	where := st.Where(ev.Key)
 	var res *LintResult
-	if ev.Type != zookeeper.RuleDeleted {
-		res = lintRule(ev.Path, ev.Key, ev.Content, lintOptions{})
+	if ev.Type != "delete" {
+		res = lintRule(where, ev.Key, ev.Content, lintOptions{})
 	}
 	if asJSON {
-		we := WatchEvent{Time: now, Key: ev.Key, Path: ev.Path, Type: ev.Type.String(), Version: ev.Version, Content: ev.Content, Findings: []Finding{}}
+		we := WatchEvent{Time: now, Key: ev.Key, Type: ev.Type, Content: ev.Content, Findings: []Finding{}}
+		if ev.Rev.zk {
+			v := ev.Rev.version
+			we.Path, we.Version = where, &v
+		} else {
+			f := st.Fields(ev.Key)
+			we.DataID, _ = f["dataId"].(string)
+			we.Group, _ = f["group"].(string)
+			we.Namespace, _ = f["namespace"].(string)
+			we.MD5 = ev.Rev.md5
+		}
 		if res != nil {
 			we.Findings = res.Findings
 		}
 		_ = enc.Encode(we)
 		return
 	}
-	fmt.Fprintf(sio.Out, "%s %s %s (%s, data version %d)\n", now, paint(sio.Color, cBold, strings.ToUpper(ev.Type.String())), ev.Key, ev.Path, ev.Version)
+	fmt.Fprintf(sio.Out, "%s %s %s (%s, %s)\n", now, paint(sio.Color, cBold, strings.ToUpper(ev.Type)), ev.Key, where, ev.Rev)
 	if res == nil {
 		return
 	}

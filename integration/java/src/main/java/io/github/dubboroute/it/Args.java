@@ -76,4 +76,20 @@ final class Args {
     static String zkAddress(String zk) {
         return zk.startsWith("zookeeper://") ? zk : "zookeeper://" + zk;
     }
+
+    /**
+     * The registry (and config-center) address: {@code --nacos host:port} (a Nacos 2.x server; the client speaks
+     * gRPC at the HTTP port + 1000) or {@code --zk host:port}, exactly one of them.
+     */
+    String registryAddress() {
+        if (has("nacos") && has("zk")) {
+            throw new IllegalArgumentException("--zk and --nacos exclude each other");
+        }
+        if (has("nacos")) {
+            String n = require("nacos");
+            Nacos.isolate();
+            return n.startsWith("nacos://") ? n : "nacos://" + n;
+        }
+        return zkAddress(require("zk"));
+    }
 }

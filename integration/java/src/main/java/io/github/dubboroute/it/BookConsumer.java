@@ -16,21 +16,24 @@ import org.apache.dubbo.rpc.RpcContext;
 
 /**
  * Java BookFacade consumer. Uses ZooKeeper as registry (interface-level discovery forced) and as config
- * center, so Java's own tag/condition routers read rules from /dubbo/config/dubbo/&lt;key&gt;.
+ * center, so Java's own tag/condition routers read rules from /dubbo/config/dubbo/&lt;key&gt;; with {@code --nacos}
+ * the same on Nacos (providers from the Nacos naming service, rules from Nacos config: dataId = the rule key, group
+ * {@code dubbo}, as Dubbo Admin writes them).
  *
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookConsumer \
- *   --zk 127.0.0.1:2191 [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
+ *   (--zk 127.0.0.1:2191 | --nacos 127.0.0.1:8848 [--namespace N] [--registry-group G]) [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
  *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
- *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]...
+ *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]... [--rules-zk 127.0.0.1:2191]
  *   [--zk-auth-env DUBBOROUTE_ZK_DIGEST]
  * </pre>
  * {@code --zk-auth-env} names an environment variable holding ZooKeeper digest credentials {@code user:password}
  * for the registry and the config center (Dubbo's Curator client then authenticates with them and creates its nodes
  * CREATOR_ALL_ACL). TLS to ZooKeeper is ZooKeeper's own system properties ({@code zookeeper.client.secure},
  * {@code zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty}, {@code zookeeper.ssl.trustStore.*}).
+ * {@code --rules-zk} reads the rules from that ZooKeeper whatever the registry (e.g. providers from Nacos).
  * {@code --protocol} is the reference's protocol: only providers of that protocol are used (unset: any).
  * {@code --scenario} (repeatable) runs several call shapes in this one JVM, {@code --calls} calls each, in order:
  * the method, then the call's attachments (replacing {@code --method} and {@code --attach}); queryByName gets
@@ -57,7 +60,7 @@ public final class BookConsumer {
         // Interface-level discovery only by default (the registry layout the Java providers and our Go peers use).
         String migration = args.get("migration", "FORCE_INTERFACE");
         System.setProperty("dubbo.application.service-discovery.migration", migration);
-        String zk = Args.zkAddress(args.require("zk"));
+        String zk = args.registryAddress();
         String app = args.get("app", "demo-consumer1");
         int calls = args.getInt("calls", 10);
         String method = args.get("method", "queryAll");
@@ -88,11 +91,17 @@ public final class BookConsumer {
         application.setRegisterMode("interface");
 
         RegistryConfig registry = new RegistryConfig(zk);
+        Nacos.registryParams(args, registry);
         if (!"FORCE_INTERFACE".equals(migration)) {
             registry.setUseAsMetadataCenter(true); // application-level providers keep their metadata there
         }
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
-        configCenter.setAddress(zk); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
+        // --rules-zk: rules from that ZooKeeper whatever the registry (a Nacos registry with ZooKeeper rules).
+        String rules = args.has("rules-zk") ? Args.zkAddress(args.require("rules-zk")) : zk;
+        configCenter.setAddress(rules); // rules at /dubbo/config/dubbo/<key> (namespace dubbo, group dubbo)
+        if (!args.has("rules-zk")) {
+            Nacos.configCenterParams(args, configCenter);
+        }
         if (args.has("zk-auth-env")) {
             String creds = System.getenv(args.get("zk-auth-env", ""));
             int colon = creds == null ? -1 : creds.indexOf(':');

@@ -47,13 +47,16 @@ public final class BookConsumerSession {
         Logs.init(args.get("log", "warning"));
         Loopback.pin(args.get("local-host", "127.0.0.1"));
         System.setProperty("dubbo.application.service-discovery.migration", "FORCE_INTERFACE");
-        String zk = Args.zkAddress(args.require("zk"));
+        String zk = args.registryAddress();
 
         ApplicationConfig application = new ApplicationConfig(args.get("app", "demo-consumer1"));
         application.setQosEnable(false);
         application.setRegisterMode("interface");
         ConfigCenterConfig configCenter = new ConfigCenterConfig();
         configCenter.setAddress(zk);
+        Nacos.configCenterParams(args, configCenter);
+        RegistryConfig registry = new RegistryConfig(zk);
+        Nacos.registryParams(args, registry);
         ReferenceConfig<BookFacade> reference = new ReferenceConfig<>();
         reference.setInterface(BookFacade.class);
         reference.setCheck(false);
@@ -61,7 +64,7 @@ public final class BookConsumerSession {
         reference.setTimeout(args.getInt("timeout", 3000));
         DubboBootstrap bootstrap = DubboBootstrap.getInstance()
                 .application(application)
-                .registry(new RegistryConfig(zk))
+                .registry(registry)
                 .configCenter(configCenter)
                 .reference(reference);
         bootstrap.start();

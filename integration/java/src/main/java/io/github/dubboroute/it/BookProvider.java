@@ -15,13 +15,13 @@ import org.apache.dubbo.config.ServiceConfig;
 import org.apache.dubbo.config.bootstrap.DubboBootstrap;
 
 /**
- * Java BookFacade provider: plain Dubbo API, dubbo protocol (or triple, or both), hessian2, ZooKeeper registry,
+ * Java BookFacade provider: plain Dubbo API, dubbo protocol (or triple, or both), hessian2, ZooKeeper or Nacos registry,
  * interface-level registration by default ({@code --register-mode instance|all} registers application-level too, with the
  * metadata in the registry). Every Book it returns has author "served-by-&lt;port&gt;".
  *
  * <pre>
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookProvider \
- *   --zk 127.0.0.1:2191 --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
+ *   (--zk 127.0.0.1:2191 | --nacos 127.0.0.1:8848) --port 20880 [--app demo-provider] [--tag gray] [--param status=gray]... \
  *   [--host a.b.c.d (not 127.x)] [--register-host 127.0.0.1] [--version 1.0.0] [--group g] [--log warning]
  *   [--config-center]
  *   [--register-mode interface|instance|all] [--protocol dubbo|tri|dubbo,tri] [--tri-port 20881]
@@ -33,6 +33,10 @@ import org.apache.dubbo.config.bootstrap.DubboBootstrap;
  * the string attachments the call arrived with (see {@link EchoAttachmentsFilter}).
  * {@code --register-host} registers that host instead of the bound one (see {@link RegisterHostCustomizer}):
  * the only way to make a Java provider register 127.0.0.1.
+ * {@code --nacos} registers in Nacos instead of ZooKeeper: interface level as the Nacos service
+ * {@code providers:<iface>:<version>:<group>}, application level as the service {@code <app>} with the metadata in
+ * Nacos config (dataId {@code <app>}, group {@code <revision>}); registry group {@code --registry-group} (Nacos group,
+ * default DEFAULT_GROUP) and {@code --namespace}.
  * Prints "READY &lt;port&gt;" on stdout once the service is exported and registered; runs until killed.
  */
 public final class BookProvider {
@@ -97,7 +101,7 @@ public final class BookProvider {
     public static void main(String[] argv) throws Exception {
         Args args = new Args(argv, "config-center");
         Logs.init(args.get("log", "warning"));
-        String zk = Args.zkAddress(args.require("zk"));
+        String zk = args.registryAddress();
         int port = args.getInt("port", 20880);
         String app = args.get("app", "demo-provider");
         // Java Dubbo never registers a 127.x address (NetUtils.isInvalidLocalHost; DUBBO_IP_TO_REGISTRY=127.0.0.1
@@ -121,6 +125,7 @@ public final class BookProvider {
         }
 
         RegistryConfig registry = new RegistryConfig(zk);
+        Nacos.registryParams(args, registry);
         registry.setUseAsConfigCenter(false);
         registry.setUseAsMetadataCenter(appLevel);
         // --config-center: read dynamic configuration (<app>.configurators, <service>.configurators) from the

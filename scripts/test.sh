@@ -24,7 +24,7 @@ bash scripts/lint.sh
 # while earlier instances' goroutines log, which -race reports inside
 # dubbo-go. Everything of ours runs under -race, and so do the integration
 # tests, whose dubbo-go processes (built with -race) each create one instance.
-NORACE_PKGS=(./extension ./integration/bench/rpc ./integration/bench/rpcbase)
+NORACE_PKGS=(./extension/... ./integration/bench/rpc ./integration/bench/rpcbase)
 norace=$(go list "${NORACE_PKGS[@]}")
 all=$(go list ./...)
 # Unit packages run in parallel; integration packages (private ZooKeeper,

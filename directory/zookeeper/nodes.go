@@ -38,7 +38,7 @@ func (c *Client) DeleteData(ctx context.Context, path string) error {
 
 // getData reads a node, waiting for a session within ctx; ErrNotFound when
 // it does not exist.
-func (c *Client) getData(ctx context.Context, path string) ([]byte, int32, error) {
+func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
 	var data []byte
 	var stat *zk.Stat
 	err := c.do(ctx, func() error {
@@ -47,12 +47,12 @@ func (c *Client) getData(ctx context.Context, path string) ([]byte, int32, error
 		return err
 	})
 	if errors.Is(err, zk.ErrNoNode) {
-		return nil, 0, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	return data, stat.Version, nil
+	return data, stat, nil
 }
 
 // putData sets a node's data, creating it and its missing parents, and

@@ -50,8 +50,34 @@ type RuleEvent struct {
 	// Content is the rule text ("" for RuleDeleted).
 	Content string
 	// Version is the node's data version, -1 when the node does not exist.
+	// It does not identify the content: a node deleted and created again
+	// (in one multi, or while a watcher was away) is back at version 0.
 	Version int32
+	// Revision identifies the content reported (the zero Revision when
+	// the node does not exist).
+	Revision Revision
 }
+
+// Revision identifies one content of a node: the node (its creation zxid)
+// and its last write (its modification zxid). Unlike the data version it
+// changes whenever the content may have changed, also when the node was
+// deleted and created again; the zero Revision stands for no node.
+// Revisions are comparable with ==.
+type Revision struct {
+	Czxid, Mzxid int64
+}
+
+// IsZero reports whether r stands for no node.
+func (r Revision) IsZero() bool { return r == Revision{} }
+
+func (r Revision) String() string {
+	if r.IsZero() {
+		return "none"
+	}
+	return fmt.Sprintf("czxid=%#x,mzxid=%#x", r.Czxid, r.Mzxid)
+}
+
+func revisionOf(stat *zk.Stat) Revision { return Revision{Czxid: stat.Czxid, Mzxid: stat.Mzxid} }
 
 // RulePath is the node of a rule key: <root>/<group>/<key>.
 func (c *Client) RulePath(key string) (string, error) {
@@ -78,15 +104,22 @@ func validateKey(key string) error {
 // GetRule reads a rule: its content and data version. A missing node gives
 // an error wrapping ErrNotFound.
 func (c *Client) GetRule(ctx context.Context, key string) (content string, version int32, err error) {
+	content, version, _, err = c.GetRuleRevision(ctx, key)
+	return content, version, err
+}
+
+// GetRuleRevision reads a rule as GetRule does, and also the Revision that
+// identifies the content read (what WatchRule's events carry).
+func (c *Client) GetRuleRevision(ctx context.Context, key string) (content string, version int32, rev Revision, err error) {
 	path, err := c.RulePath(key)
 	if err != nil {
-		return "", 0, fmt.Errorf("zookeeper: get rule: %w", err)
+		return "", 0, Revision{}, fmt.Errorf("zookeeper: get rule: %w", err)
 	}
-	data, version, err := c.getData(ctx, path)
+	data, stat, err := c.getData(ctx, path)
 	if err != nil {
-		return "", 0, fmt.Errorf("zookeeper: get rule %s: %w", path, err)
+		return "", 0, Revision{}, fmt.Errorf("zookeeper: get rule %s: %w", path, err)
 	}
-	return string(data), version, nil
+	return string(data), stat.Version, revisionOf(stat), nil
 }
 
 // PutRule writes a rule, creating the node and its missing parents as Dubbo
@@ -195,14 +228,14 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	case len(data) == 0:
 		if w.present {
 			w.present = false
-			return ch, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: stat.Version})
+			return ch, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: stat.Version, Revision: revisionOf(stat)})
 		}
 	case !w.present:
 		w.present, w.czxid, w.mzxid = true, stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version})
+		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	case stat.Czxid != w.czxid || stat.Mzxid != w.mzxid:
 		w.czxid, w.mzxid = stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleUpdated, Content: string(data), Version: stat.Version})
+		return ch, w.emit(ctx, RuleEvent{Type: RuleUpdated, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	}
 	return ch, nil
 }

@@ -25,7 +25,7 @@ const registrationBack = 5 * time.Second
 // by hand, as the expiry of the ZooKeeper session that created them does
 // (TestEnsembleFaults: dubbo-go's client has already moved to a new
 // session and does not write them again), under 200 calls/s with no
-// retries. dubboroute's guard in the provider (extension, zkregister.go)
+// retries. dubboroute's guard in the provider (extension/provider, zkregister.go)
 // re-creates them: the interface-level node with the same URL, and the
 // application-level instance node (the provider registers both) with the
 // same data. A provider-side configurator then re-registers the other
@@ -81,7 +81,7 @@ func TestProviderRegistrationKept(t *testing.T) {
 	}
 
 	// A provider-side configurator re-registers p2 with weight 200
-	// (extension, provider.go): the guard moves to the new node, and brings
+	// (extension/provider, provider.go): the guard moves to the new node, and brings
 	// that one back when it is deleted; the old one stays gone.
 	old := providerNode(t, w.rules, p2.Addr)
 	w.put(t, api.ProviderApp+".configurators", fmt.Sprintf("configs:\n- addresses:\n  - %s\n  enabled: true\n  parameters:\n    weight: 200\n  side: provider\nenabled: true\nkey: %s\nscope: application\n", p2.Addr, api.ProviderApp))

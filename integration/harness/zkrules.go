@@ -69,6 +69,26 @@ func (r *Rules) Put(key, content string) error {
 	return nil
 }
 
+// Recreate replaces key's node by deleting it and creating it again with
+// content in one ZooKeeper transaction (multi), as a script or Dubbo Admin
+// replacing a rule can: the new node is back at data version 0. It returns
+// the new node's stat. The node must exist.
+func (r *Rules) Recreate(key, content string) (*gozk.Stat, error) {
+	p := RulePath(key)
+	_, err := r.Conn.Multi(
+		&gozk.DeleteRequest{Path: p, Version: -1},
+		&gozk.CreateRequest{Path: p, Data: []byte(content), Acl: gozk.WorldACL(gozk.PermAll)},
+	)
+	if err != nil {
+		return nil, fmt.Errorf("harness: re-create rule %s in one multi: %w", p, err)
+	}
+	_, stat, err := r.Conn.Get(p)
+	if err != nil {
+		return nil, fmt.Errorf("harness: read re-created rule %s: %w", p, err)
+	}
+	return stat, nil
+}
+
 // Delete removes key's node; a missing node is not an error.
 func (r *Rules) Delete(key string) error {
 	p := RulePath(key)

@@ -48,9 +48,9 @@ func (c discoveryCell) name() string {
 // The instance and all registrations with APPLICATION_FIRST and
 // FORCE_APPLICATION consumers route on application-level provider URLs on
 // both sides: Java's InstanceAddressURL, dubboroute's Java-shaped view of
-// dubbo-go's (extension/applevel.go); the Go providers' static tag blue and
+// dubbo-go's (extension/discovery/applevel.go); the Go providers' static tag blue and
 // status=gray reach both consumers only through the metadata they publish
-// (extension/appmeta.go). Every fleet serves all its consumer cells.
+// (extension/discovery/appmeta.go). Every fleet serves all its consumer cells.
 //
 // Every cell runs over both protocols, dubbo and tri: every provider
 // exports both (one port each), so one fleet serves the cells of both, and

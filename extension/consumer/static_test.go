@@ -1,0 +1,93 @@
+package consumer
+
+import (
+	"testing"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/global"
+	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/directory/memory"
+	"github.com/dubboroute/dubboroute/extension/internal/metrics"
+	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+)
+
+func TestStaticServiceRuleAppliesOnlyToItsService(t *testing.T) {
+	yes := true
+	cfgs := []*global.RouterConfig{
+		{Scope: "service", Key: "com.foo.Bar", Force: &yes, Conditions: []string{"method=a => port=1"}},
+		{Scope: "service", Key: "com.foo.Other", Force: &yes, Conditions: []string{"=> port=2"}},
+		{Scope: "application", Key: "c1", Conditions: []string{"=> port=3"}},
+	}
+	ref, _ := common.NewURL("dubbo://:0/com.foo.Bar?interface=com.foo.Bar&application=c1")
+	ref.SetAttribute(constant.RoutersConfigKey, cfgs)
+	reg, _ := common.NewURL("memory://127.0.0.1:0")
+	reg.SubURL = ref
+	st := staticRules(reg, "com.foo.Bar", "c1")
+	svc := st.slots[cluster.SlotService]
+	if svc.Condition == nil || len(svc.Condition.Conditions) != 1 || svc.Condition.Conditions[0].Text != "method=a => port=1" || !svc.Condition.Force {
+		t.Errorf("service slot = %+v", svc)
+	}
+	if st.slots[cluster.SlotConsumerApp].Condition == nil {
+		t.Error("application rule keyed by the consumer app not applied")
+	}
+	other := staticRules(reg, "com.foo.Other", "c9")
+	if c := other.slots[cluster.SlotService].Condition; c == nil || c.Conditions[0].Text != "=> port=2" {
+		t.Errorf("com.foo.Other got %+v", other.slots[cluster.SlotService])
+	}
+}
+
+// TestRuleStoreLastGoodRuleAndCounts drives a binding through the memory
+// config center: accepted, rejected (kept), deleted, each counted.
+func TestRuleStoreLastGoodRuleAndCounts(t *testing.T) {
+	dc := memory.NewDynamicConfiguration(memory.Configs, "")
+	prev := envDynamicConfiguration()
+	setEnvDynamicConfiguration(dc)
+	defer setEnvDynamicConfiguration(prev)
+	key := "com.test.Unit::.condition-router"
+	defer memory.DeleteRule(key)
+	ref, _ := common.NewURL("dubbo://:0/com.test.Unit?interface=com.test.Unit&application=unit-consumer")
+	reg, _ := common.NewURL("memory://127.0.0.1:0")
+	reg.SubURL = ref
+	b := newBinding(reg)
+	u1, _ := common.NewURL("dubbo://10.0.0.1:1/com.test.Unit?interface=com.test.Unit&application=unit-provider")
+	u2, _ := common.NewURL("dubbo://10.0.0.2:2/com.test.Unit?interface=com.test.Unit&application=unit-provider")
+	b.setInvokers([]base.Invoker{base.NewBaseInvoker(u1), base.NewBaseInvoker(u2)})
+	route := func() int { return len(b.chain.Route(invocation.NewRPCInvocation("m", nil, nil), nil)) }
+	if n := route(); n != 2 {
+		t.Fatalf("no rule: %d", n)
+	}
+	memory.PutRule(key, "force: true\nconditions:\n  - => port=2\n")
+	if n := route(); n != 1 {
+		t.Fatalf("rule: %d", n)
+	}
+	memory.PutRule(key, "conditions: [unclosed\n")
+	if n := route(); n != 1 {
+		t.Errorf("malformed update changed routing: %d", n)
+	}
+	memory.DeleteRule(key)
+	if n := route(); n != 2 {
+		t.Errorf("deleted: %d", n)
+	}
+	for outcome, want := range map[string]float64{"accepted": 1, "rejected": 1, "deleted": 1} {
+		if got := counterValue(t, key, outcome); got != want {
+			t.Errorf("%s = %v, want %v", outcome, got, want)
+		}
+	}
+	if b.ProviderApp() != "unit-provider" || !rulestore.Listening("unit-provider.tag-router") || !rulestore.Listening("unit-consumer.condition-router") {
+		t.Errorf("provider-app keys not subscribed (app %q)", b.ProviderApp())
+	}
+}
+
+func counterValue(t *testing.T, key, outcome string) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := metrics.RuleChangesTotal.WithLabelValues(key, outcome).Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}

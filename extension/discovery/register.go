@@ -1,0 +1,23 @@
+package discovery
+
+import "sync"
+
+var registerOnce sync.Once
+
+// Register installs this package's dubbo-go extensions, once: the service
+// instance customizer that gives Go providers Java's metadata revision
+// (appmeta.go), the ZooKeeper metadata report that also reads and writes
+// Java's nodes (metadata.go), and the registry protocol wrapper that runs
+// application-level references as Java's APPLICATION_FIRST (migration.go).
+// The registry directory wrappers (JavaView, Observed, Protected,
+// Followed) are composed by extension/consumer, which registers the
+// directories. The package's init calls Register.
+func Register() {
+	registerOnce.Do(func() {
+		registerRevisionCustomizer()
+		registerMetadataReport()
+		registerMigration()
+	})
+}
+
+func init() { Register() }

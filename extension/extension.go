@@ -1,0 +1,198 @@
+package extension
+
+import (
+	"context"
+
+	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dubboroute/dubboroute/extension/consumer"
+	"github.com/dubboroute/dubboroute/extension/discovery"
+	"github.com/dubboroute/dubboroute/extension/internal/metrics"
+	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
+	"github.com/dubboroute/dubboroute/extension/lane"
+	"github.com/dubboroute/dubboroute/extension/provider"
+	"github.com/dubboroute/dubboroute/extension/zookeeper"
+	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
+	"github.com/dubboroute/dubboroute/rules"
+)
+
+// This file is the API applications call; it names what the subpackages
+// define (see doc.go for which does what).
+
+// Registration: importing extension imports every subpackage, whose inits
+// register with dubbo-go (consumer, discovery, lane, provider, zookeeper);
+// init here only points the subpackages' settings at the variables below.
+var (
+	_ = consumer.Register
+	_ = discovery.Register
+	_ = lane.Register
+	_ = provider.Register
+	_ = zookeeper.Register
+)
+
+func init() {
+	shared.StartupWait = &StartupWait
+	shared.StartupSettle = &StartupSettle
+	shared.RegistryConfiguratorsWait = &RegistryConfiguratorsWait
+}
+
+// StartupSettle is how long the registry must stay quiet after delivering
+// providers before a new reference's first calls go ahead: dubbo-go's
+// ZooKeeper registry notifies the providers present at subscription one
+// event each, so the first event is rarely the whole list.
+var StartupSettle = shared.DefaultStartupSettle
+
+// StartupWait bounds how long the first calls of a new reference wait for
+// the registry's first providers (see StartupSettle). dubbo-go subscribes in
+// a goroutine, so without it a call made right after dubbo.Load finds no
+// provider, or only some; Java Dubbo's registries notify the whole list
+// before refer returns.
+var StartupWait = shared.DefaultStartupWait
+
+// RegistryConfiguratorsWait bounds how long a new reference waits for the
+// first read of its registry's <interface>/configurators node (a Java
+// consumer's first notification carries them with the providers).
+var RegistryConfiguratorsWait = shared.DefaultRegistryConfiguratorsWait
+
+// Rule key suffixes (Java Dubbo / Dubbo Admin), kept here for callers of
+// this package; the definitions live in package rules.
+const (
+	ConditionSuffix = rules.ConditionSuffix
+	TagSuffix       = rules.TagSuffix
+	GraySuffix      = rules.GraySuffix
+	MeshSuffix      = rules.MeshSuffix
+	// ConfiguratorsSuffix is the dynamic configuration suffix.
+	ConfiguratorsSuffix = rules.ConfiguratorsSuffix
+)
+
+// Consumer chain (extension/consumer).
+
+// Binding is dubboroute's state for one consumer reference (one
+// directory): its chain and the rules it subscribes.
+type Binding = consumer.Binding
+
+// RouterCounts are the calls one router of the chain saw, by outcome.
+type RouterCounts = consumer.RouterCounts
+
+// NoProviderRecord is one call that routing left without a provider.
+type NoProviderRecord = consumer.NoProviderRecord
+
+// GrayName is the load balancer name of the gray balancer.
+const GrayName = consumer.GrayName
+
+// AffinityParam is the reference parameter that puts Java's service
+// affinity router in a consumer's chain (see consumer.AffinityParam).
+const AffinityParam = consumer.AffinityParam
+
+// MaxNoProviders is how many recent "no provider" answers a binding keeps.
+const MaxNoProviders = consumer.MaxNoProviders
+
+// ClusterNames are the cluster strategies whose Join installs dubboroute's
+// chain (every strategy dubbo-go v3.3.2 ships).
+var ClusterNames = consumer.ClusterNames
+
+// Bindings returns the live bindings of an interface (newest last).
+func Bindings(iface string) []*Binding { return consumer.Bindings(iface) }
+
+// BindingFor returns the binding of an interface for a consumer
+// application that its calls go through now, or nil (see
+// consumer.BindingFor).
+func BindingFor(iface, consumerApp string) *Binding { return consumer.BindingFor(iface, consumerApp) }
+
+// AllBindings returns every live binding, sorted by interface (bindings of
+// one interface in creation order).
+func AllBindings() []*Binding { return consumer.AllBindings() }
+
+// Install replaces the dubbo-go RouterChain of a directory (registry or
+// static) by its dubboroute binding's chain and returns the binding; nil if
+// the directory has no binding or does not expose its chain.
+func Install(dir directory.Directory) *Binding { return consumer.Install(dir) }
+
+// GrayLoadBalance is the process-wide gray balancer registered as "gray".
+func GrayLoadBalance() *graylb.LoadBalance { return shared.GrayLB }
+
+// Rules (extension/internal/rulestore).
+
+// Rejection is the last update of a rule key that was not applied.
+type Rejection = rulestore.Rejection
+
+// RuleState is one config-center key this process subscribes, as it holds
+// it now.
+type RuleState = rulestore.RuleState
+
+// RuleStates lists every subscribed key, sorted by key.
+func RuleStates() []RuleState { return rulestore.RuleStates() }
+
+// Listening reports whether a config-center key is subscribed (for tests
+// and diagnostics).
+func Listening(key string) bool { return rulestore.Listening(key) }
+
+// Metrics (extension/internal/metrics).
+
+// Collectors returns every dubboroute collector, for
+// prometheus.MustRegister(extension.Collectors()...).
+func Collectors() []prometheus.Collector { return metrics.Collectors() }
+
+// GrayPicks reads the gray balancer's pick counters by class (gray,
+// normal, single), process-wide.
+func GrayPicks() map[string]uint64 { return metrics.GrayPicks() }
+
+// Discovery (extension/discovery).
+
+// Hold is a provider removal that is being held back: by the delete grace
+// ("pending") or by empty protection ("held", it was the last provider).
+type Hold = discovery.Hold
+
+// Holds lists the removals held back right now, process-wide, sorted by
+// interface and address.
+func Holds() []Hold { return discovery.Holds() }
+
+// Registry URL parameters and defaults of empty protection and the delete
+// grace, and the migration step's names (see package discovery).
+const (
+	EmptyProtectionKey   = discovery.EmptyProtectionKey
+	DeleteGraceKey       = discovery.DeleteGraceKey
+	DefaultDeleteGrace   = discovery.DefaultDeleteGrace
+	MigrationStepKey     = discovery.MigrationStepKey
+	MigrationStepEnv     = discovery.MigrationStepEnv
+	MigrationEnv         = discovery.MigrationEnv
+	StepApplicationFirst = discovery.StepApplicationFirst
+	StepForceApplication = discovery.StepForceApplication
+	StepForceInterface   = discovery.StepForceInterface
+)
+
+// Lanes (extension/lane).
+
+// Lane is the lane of a call (see lane.Lane).
+type Lane = lane.Lane
+
+// LaneConfig chooses what a lane carries (see lane.LaneConfig).
+type LaneConfig = lane.LaneConfig
+
+// Environment variables and the triple parameter of lanes (see package
+// lane).
+const (
+	LaneEnv             = lane.LaneEnv
+	LaneKeysEnv         = lane.LaneKeysEnv
+	TripleHeaderConvert = lane.TripleHeaderConvert
+)
+
+// DefaultLaneKeys are the attachments a lane carries by default.
+var DefaultLaneKeys = lane.DefaultLaneKeys
+
+// SetLaneConfig replaces the process's lane configuration.
+func SetLaneConfig(c LaneConfig) { lane.SetLaneConfig(c) }
+
+// LaneConfigInUse returns the process's lane configuration.
+func LaneConfigInUse() LaneConfig { return lane.LaneConfigInUse() }
+
+// LaneFrom returns the lane a ctx carries (see lane.LaneFrom).
+func LaneFrom(ctx context.Context) (l Lane, ok bool) { return lane.LaneFrom(ctx) }
+
+// WithLane returns ctx carrying l (see lane.WithLane).
+func WithLane(ctx context.Context, l Lane) context.Context { return lane.WithLane(ctx, l) }
+
+// NewLane makes a lane of attachments (see lane.NewLane).
+func NewLane(attachments map[string]string) Lane { return lane.NewLane(attachments) }

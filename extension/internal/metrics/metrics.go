@@ -1,0 +1,124 @@
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/dubboroute/dubboroute/cluster"
+)
+
+var (
+	routedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "routed_total",
+		Help: "Calls seen by each router of the chain, by outcome (kept: all input providers kept; filtered: a non-empty subset; empty: none left).",
+	}, []string{"service", "router", "outcome"})
+	emptyRoutesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "empty_routes_total",
+		Help: "Calls for which routing left no provider.",
+	}, []string{"service"})
+	// RuleChangesTotal counts rule changes per key and outcome.
+	RuleChangesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "rule_changes_total",
+		Help: "Rule change events per config-center key, by outcome (accepted, deleted, rejected).",
+	}, []string{"key", "outcome"})
+	rebuildsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "snapshot_rebuilds_total",
+		Help: "Routing snapshots compiled and published.",
+	}, []string{"service"})
+	rebuildSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "dubboroute", Name: "snapshot_rebuild_seconds",
+		Help:    "Time to compile and publish a routing snapshot.",
+		Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10),
+	}, []string{"service"})
+	// GrayPicksTotal counts the gray balancer's picks by class.
+	GrayPicksTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "gray_picks_total",
+		Help: "Picks of the gray load balancer by request class (gray, normal) and by shortcut (single: one candidate, balancer not consulted).",
+	}, []string{"class"})
+)
+
+// Collectors returns every dubboroute collector, for
+// prometheus.MustRegister(extension.Collectors()...).
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}
+}
+
+// ChainMetrics is a cluster.Observer with every counter resolved up front,
+// so observing a call does not allocate.
+type ChainMetrics struct {
+	routed   [len(cluster.RouterNames)][3]prometheus.Counter
+	empty    prometheus.Counter
+	rebuilds prometheus.Counter
+	seconds  prometheus.Observer
+}
+
+// NewChainMetrics resolves the counters of service.
+func NewChainMetrics(service string) *ChainMetrics {
+	m := &ChainMetrics{
+		empty:    emptyRoutesTotal.WithLabelValues(service),
+		rebuilds: rebuildsTotal.WithLabelValues(service),
+		seconds:  rebuildSeconds.WithLabelValues(service),
+	}
+	for r, name := range cluster.RouterNames {
+		for o := cluster.OutcomeKept; o <= cluster.OutcomeEmpty; o++ {
+			m.routed[r][o] = routedTotal.WithLabelValues(service, name, o.String())
+		}
+	}
+	return m
+}
+
+// Routed implements cluster.Observer.
+func (m *ChainMetrics) Routed(r int, o cluster.Outcome) {
+	m.routed[r][o].Inc()
+	if o == cluster.OutcomeEmpty {
+		m.empty.Inc()
+	}
+}
+
+// Rebuilt implements cluster.Observer.
+func (m *ChainMetrics) Rebuilt(_ int, seconds float64) {
+	m.rebuilds.Inc()
+	m.seconds.Observe(seconds)
+}
+
+// RoutedCount reads the counter of router r and outcome o (what Counters of a
+// binding reports).
+func (m *ChainMetrics) RoutedCount(r int, o cluster.Outcome) uint64 {
+	return counterOf(m.routed[r][o])
+}
+
+var grayPickCounters = map[string]interface{ Inc() }{
+	"gray":   GrayPicksTotal.WithLabelValues("gray"),
+	"normal": GrayPicksTotal.WithLabelValues("normal"),
+	"single": GrayPicksTotal.WithLabelValues("single"),
+}
+
+// GrayPick is the pick counter of a class (gray, normal, single).
+func GrayPick(class string) interface{ Inc() } { return grayPickCounters[class] }
+
+// GrayPicks reads the gray balancer's pick counters by class (gray, normal,
+// single), process-wide.
+func GrayPicks() map[string]uint64 {
+	out := map[string]uint64{}
+	for class, c := range grayPickCounters {
+		if m, ok := c.(interface{ Write(*dto.Metric) error }); ok {
+			out[class] = metricValue(m)
+		}
+	}
+	return out
+}
+
+func counterOf(c interface{ Write(*dto.Metric) error }) uint64 {
+	if c == nil {
+		return 0
+	}
+	return metricValue(c)
+}
+
+func metricValue(c interface{ Write(*dto.Metric) error }) uint64 {
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		return 0
+	}
+	return uint64(m.GetCounter().GetValue())
+}

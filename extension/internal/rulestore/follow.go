@@ -1,0 +1,93 @@
+package rulestore
+
+import (
+	"context"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/extension/source"
+	"github.com/dubboroute/dubboroute/rules"
+)
+
+// readTimeout bounds the initial read of a key through a rule source.
+const readTimeout = 10 * time.Second
+
+// sourceWatch reads a rule key once and then follows it with the rule
+// source registered for the config center's protocol (package
+// extension/source; extension/zookeeper registers ZooKeeper's); false if
+// there is none (or it cannot connect), and dubbo-go's listener is to be
+// used.
+func (ks *keyState) sourceWatch(cu *common.URL) bool {
+	src := source.RuleSourceFor(cu)
+	if src == nil {
+		return false
+	}
+	c, err := src.Open(cu)
+	if err != nil {
+		logger.Warnf("[dubboroute] config center %s: %v; using dubbo-go's listener", cu.Location, err)
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+	ev, err := c.Read(ctx, ks.key)
+	cancel()
+	if err == nil {
+		ks.applyRevision(ev, false)
+	} else {
+		logger.Warnf("[dubboroute] read rule key=%s: %v", ks.key, err)
+	}
+	ch, err := c.Watch(context.Background(), ks.key)
+	if err != nil {
+		logger.Warnf("[dubboroute] watch rule key=%s: %v; using dubbo-go's listener", ks.key, err)
+		return false
+	}
+	go func() {
+		for ev := range ch {
+			ks.applyRevision(ev, true)
+		}
+	}()
+	return true
+}
+
+// applyRevision applies a rule state reported by a rule source once per
+// revision: the watch re-reports the state the initial read already
+// applied, and re-reads after every reconnection.
+func (ks *keyState) applyRevision(ev source.RuleEvent, event bool) {
+	ks.mu.Lock()
+	if ks.srcRead && ev.Revision != nil && sameRevision(ks.srcRev, ev.Revision) {
+		ks.mu.Unlock()
+		return
+	}
+	first := !ks.srcRead
+	ks.srcRead, ks.srcRev = true, ev.Revision
+	ks.mu.Unlock()
+	if ev.Deleted && first {
+		return // no rule to begin with
+	}
+	content := ev.Content
+	if ev.Deleted {
+		content = ""
+	}
+	if ks.kind == rules.KindConfigurators {
+		// Java's listener: no node is a delete; an empty node is content
+		// that fails to parse (skipped at the initial read).
+		if first && !ev.Deleted && content == "" {
+			return
+		}
+		ks.applyConfigurators(content, ev.Deleted, event)
+		return
+	}
+	ks.apply(content, event)
+}
+
+// sameRevision compares two revisions with ==, false (apply) for a
+// source that broke the contract with an incomparable one.
+func sameRevision(a, b any) (same bool) {
+	defer func() {
+		if recover() != nil {
+			same = false
+		}
+	}()
+	return a == b
+}

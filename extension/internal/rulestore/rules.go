@@ -1,0 +1,294 @@
+package rulestore
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	conf "dubbo.apache.org/dubbo-go/v3/common/config"
+	"dubbo.apache.org/dubbo-go/v3/config_center"
+	"dubbo.apache.org/dubbo-go/v3/remoting"
+	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/configurator"
+	"github.com/dubboroute/dubboroute/extension/internal/metrics"
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/rules"
+)
+
+// keyState is one subscribed config-center key: the last good rule and the
+// callbacks of the chains that use it.
+type keyState struct {
+	key  string
+	kind rules.Kind
+
+	mu      sync.Mutex
+	rev     int  // accepted changes (adds, updates and deletes)
+	evented bool // an event arrived (the initial read must not override it)
+	ref     cluster.RuleRef
+	gray    *gray.Rule
+	subs    map[int]func(cluster.RuleRef)
+	nextID  int
+
+	// Config centers with a rule source (package extension/source): the
+	// revision last applied.
+	srcRead bool
+	srcRev  any
+
+	// What the console shows: the text of the rule in force, when it was
+	// accepted (or deleted), and the last update that was not applied.
+	content  string
+	accepted time.Time
+	rejected *Rejection
+}
+
+// ruleStore subscribes each key once per process and fans changes out.
+type ruleStore struct {
+	mu   sync.Mutex
+	keys map[string]*keyState
+}
+
+var store = &ruleStore{keys: map[string]*keyState{}}
+
+// Subscribe registers fn for changes of key (of kind) in the process's
+// rule store and returns the rule in force now and a cancel function (see
+// ruleStore.subscribe).
+func Subscribe(key string, kind rules.Kind, fn func(cluster.RuleRef)) (cluster.RuleRef, func()) {
+	return store.subscribe(key, kind, fn)
+}
+
+// subscribe registers fn for changes of key and returns the rule in force
+// now and a cancel function. The first subscription of a key adds one
+// listener to dubbo-go's dynamic configuration and reads the key once; if no
+// config center is configured yet, a later subscribe retries.
+func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleRef)) (cluster.RuleRef, func()) {
+	s.mu.Lock()
+	ks := s.keys[key]
+	if ks == nil {
+		ks = &keyState{key: key, kind: kind, subs: map[int]func(cluster.RuleRef){}}
+		s.keys[key] = ks
+	}
+	s.mu.Unlock()
+	ks.listen()
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	id := ks.nextID
+	ks.nextID++
+	if fn != nil {
+		ks.subs[id] = fn
+	}
+	return ks.ref, func() {
+		ks.mu.Lock()
+		delete(ks.subs, id)
+		ks.mu.Unlock()
+	}
+}
+
+// listening maps keys to the dynamic configuration they listen on.
+var listening sync.Map // key -> config_center.DynamicConfiguration
+
+func (ks *keyState) listen() {
+	dc := conf.GetEnvInstance().GetDynamicConfiguration()
+	if dc == nil {
+		return
+	}
+	if prev, loaded := listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
+		return
+	} else if loaded {
+		listening.Store(ks.key, dc) // a new config center replaced the old one
+	}
+	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.sourceWatch(d.GetURL()) {
+		return
+	}
+	dc.AddListener(ks.key, ks)
+	content, err := dc.GetRule(ks.key)
+	if err != nil {
+		logger.Warnf("[dubboroute] read rule key=%s: %v", ks.key, err)
+		return
+	}
+	ks.mu.Lock()
+	evented := ks.evented
+	ks.mu.Unlock()
+	if content != "" && !evented {
+		if ks.kind == rules.KindConfigurators {
+			ks.applyConfigurators(content, false, false)
+			return
+		}
+		ks.apply(content, false)
+	}
+}
+
+// Process implements config_center.ConfigurationListener.
+func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
+	if ev == nil {
+		return
+	}
+	content, _ := ev.Value.(string)
+	if ev.ConfigType == remoting.EventTypeDel {
+		content = ""
+	}
+	ks.mu.Lock()
+	ks.evented = true
+	ks.mu.Unlock()
+	if ks.kind == rules.KindConfigurators {
+		ks.applyConfigurators(content, ev.ConfigType == remoting.EventTypeDel, true)
+		return
+	}
+	ks.apply(content, true)
+}
+
+// applyConfigurators is Java's AbstractConfiguratorListener for a
+// .configurators key: a delete clears the list; content that fails to parse
+// (empty content on a change included) is logged with key and line and the
+// list in force stays; content that yields no configurator keeps it too.
+func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
+	ks.mu.Lock()
+	if deleted {
+		had := len(ks.ref.Configurators) > 0
+		ks.ref = cluster.RuleRef{Key: ks.key}
+		ks.rev++
+		ks.content, ks.accepted = "", now()
+		subs := ks.snapshotSubs()
+		ks.mu.Unlock()
+		if had {
+			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			logger.Infof("[dubboroute] rule key=%s deleted: no configurators", ks.key)
+		}
+		notify(subs, cluster.RuleRef{Key: ks.key})
+		return
+	}
+	r, err := configurator.Parse(ks.key, content)
+	if err != nil {
+		ks.rejected = newRejection(err, content)
+		ks.mu.Unlock()
+		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(err.Error(), maxLoggedError))
+		return
+	}
+	if r.Keep {
+		ks.mu.Unlock()
+		logger.Warnf("[dubboroute] rule key=%s yields no configurator; the previous configurators stay in force (as in Java; delete the key to clear them)", ks.key)
+		return
+	}
+	ks.rev++
+	ref := cluster.RuleRef{Key: ks.key, Version: "configurators#" + strconv.Itoa(ks.rev), Configurators: r.List}
+	ks.ref = ref
+	ks.content, ks.accepted = content, now()
+	subs := ks.snapshotSubs()
+	ks.mu.Unlock()
+	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	src := "initial read"
+	if event {
+		src = "change event"
+	}
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)", ks.key, ref.Version, src, len(r.List))
+	notify(subs, ref)
+}
+
+// apply parses content (empty = delete), keeps the last good rule on error,
+// and notifies subscribers of accepted changes.
+func (ks *keyState) apply(content string, event bool) {
+	ks.mu.Lock()
+	if strings.TrimSpace(content) == "" {
+		had := !ks.ref.Empty() || ks.gray != nil
+		ks.ref = cluster.RuleRef{Key: ks.key}
+		ks.gray = nil
+		ks.rev++
+		ks.content, ks.accepted = "", now()
+		subs := ks.snapshotSubs()
+		ks.mu.Unlock()
+		if ks.kind == rules.KindGray {
+			shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), nil)
+		}
+		if had {
+			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			logger.Infof("[dubboroute] rule key=%s deleted: routing without it", ks.key)
+		}
+		notify(subs, cluster.RuleRef{Key: ks.key})
+		return
+	}
+	parsed, err := rules.Parse(ks.kind, content)
+	if err != nil {
+		ks.rejected = newRejection(err, content)
+		ks.mu.Unlock()
+		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		why := "rejected, the previous rule stays in force"
+		if rules.IsIgnored(err) {
+			why = "ignored as Java Dubbo does, the previous rule stays in force"
+		}
+		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(err.Error(), maxLoggedError))
+		return
+	}
+	ref := cluster.RuleRef{Key: ks.key, Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity}
+	gr, version := parsed.Gray, parsed.Version
+	ks.rev++
+	ref.Version = version + "#" + strconv.Itoa(ks.rev)
+	if parsed.Script != nil {
+		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, parsed.Script.Why)
+	}
+	if parsed.Mesh != nil {
+		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(ks.key, rules.MeshSuffix), Key: ks.key, Version: ref.Version, Rule: parsed.Mesh}}
+		if parsed.Mesh.Empty() {
+			logger.Infof("[dubboroute] rule key=%s: %s", ks.key, parsed.Mesh.Cleared)
+		}
+	}
+	ks.ref = ref
+	ks.gray = gr
+	ks.content, ks.accepted = content, now()
+	subs := ks.snapshotSubs()
+	ks.mu.Unlock()
+	if ks.kind == rules.KindGray {
+		shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), gr)
+	}
+	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	src := "initial read"
+	if event {
+		src = "change event"
+	}
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s)", ks.key, ref.Version, src)
+	notify(subs, ref)
+}
+
+func (ks *keyState) snapshotSubs() []func(cluster.RuleRef) {
+	out := make([]func(cluster.RuleRef), 0, len(ks.subs))
+	for _, f := range ks.subs {
+		out = append(out, f)
+	}
+	return out
+}
+
+func notify(subs []func(cluster.RuleRef), ref cluster.RuleRef) {
+	for _, f := range subs {
+		f(ref)
+	}
+}
+
+// Listening reports whether a config-center key is subscribed (for tests and
+// diagnostics).
+func Listening(key string) bool {
+	_, ok := listening.Load(key)
+	return ok
+}
+
+// maxLoggedError bounds how much of a rejection is logged: an error can
+// quote the offending value, and a rule may carry a megabyte of it.
+const maxLoggedError = 2048
+
+// clip shortens s to at most n bytes (on a rune boundary), saying how much
+// was cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "… (" + strconv.Itoa(len(s)-cut) + " more bytes)"
+}

@@ -1,0 +1,97 @@
+package rulestore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+
+	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/extension/source"
+	"github.com/dubboroute/dubboroute/rules"
+)
+
+// fakeSource is a rule source whose initial state and events the test
+// writes.
+type fakeSource struct {
+	initial source.RuleEvent
+	events  chan source.RuleEvent
+}
+
+func (f *fakeSource) Open(*common.URL) (source.RuleClient, error) { return f, nil }
+func (f *fakeSource) Read(context.Context, string) (source.RuleEvent, error) {
+	return f.initial, nil
+}
+func (f *fakeSource) Watch(context.Context, string) (<-chan source.RuleEvent, error) {
+	return f.events, nil
+}
+
+// TestRuleSourceAppliesEachRevisionOnce: a key of a config center whose
+// protocol has a registered rule source is read and followed through it;
+// a repeated revision is skipped, a new revision with the same content
+// (a rule deleted and written again) is applied, and a deleted key removes
+// the rule.
+func TestRuleSourceAppliesEachRevisionOnce(t *testing.T) {
+	const rule = "force: true\nconditions:\n  - => port=2\n"
+	f := &fakeSource{initial: source.RuleEvent{Content: rule, Revision: 1}, events: make(chan source.RuleEvent)}
+	source.RegisterRuleSource("unit-cc", f)
+	cu, err := common.NewURL("unit-cc://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "com.test.Source::.condition-router"
+	var mu sync.Mutex
+	var got []cluster.RuleRef
+	ref, cancel := Subscribe(key, rules.KindCondition, func(r cluster.RuleRef) {
+		mu.Lock()
+		got = append(got, r)
+		mu.Unlock()
+	})
+	defer cancel()
+	if !ref.Empty() {
+		t.Fatalf("rule before the source was read: %+v", ref)
+	}
+	store.mu.Lock()
+	ks := store.keys[key]
+	store.mu.Unlock()
+	if !ks.sourceWatch(cu) {
+		t.Fatal("sourceWatch: the registered source was not used")
+	}
+	versions := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for _, r := range got {
+			if r.Empty() {
+				out = append(out, "deleted")
+			} else {
+				out = append(out, r.Version)
+			}
+		}
+		return out
+	}
+	f.events <- source.RuleEvent{Content: rule, Revision: 1} // the watch re-reports the read
+	f.events <- source.RuleEvent{Content: rule, Revision: 2} // written again
+	f.events <- source.RuleEvent{Deleted: true, Revision: 3}
+	f.events <- source.RuleEvent{Deleted: true, Revision: 3}
+	f.events <- source.RuleEvent{Content: rule, Revision: 4}
+	close(f.events)
+	want := []string{"3.0#1", "3.0#2", "deleted", "3.0#4"}
+	waitFor(t, func() bool { return len(versions()) >= len(want) })
+	if v := versions(); len(v) != len(want) || v[0] != want[0] || v[1] != want[1] || v[2] != want[2] || v[3] != want[3] {
+		t.Fatalf("applied %v, want %v", v, want)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

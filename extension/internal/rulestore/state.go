@@ -1,0 +1,104 @@
+package rulestore
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/rules"
+)
+
+// This file is the read-only view of the rule store that the console
+// (package console, through extension.RuleStates) shows. Nothing here is on
+// the call path.
+
+// now is the clock of the inspection records (accepted, rejected times).
+var now = time.Now
+
+// maxRejectedContent bounds the text of a rejected update kept for display.
+const maxRejectedContent = 16 << 10
+
+// Rejection is the last update of a rule key that was not applied.
+type Rejection struct {
+	// At is when it arrived.
+	At time.Time
+	// Error is the parse error (clipped), naming the line where known.
+	Error string
+	// Line is the rule line the error names, 0 if it names none.
+	Line int
+	// Ignored is true for an update Java Dubbo also ignores without an
+	// error (configVersion above v3.1, no conditions, valid: false).
+	Ignored bool
+	// Content is the rejected text (clipped).
+	Content string
+}
+
+var lineRE = regexp.MustCompile(`\bline (\d+)`)
+
+func newRejection(err error, content string) *Rejection {
+	r := &Rejection{At: now(), Error: clip(err.Error(), maxLoggedError), Ignored: rules.IsIgnored(err),
+		Content: clip(content, maxRejectedContent)}
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		r.Line, _ = strconv.Atoi(m[1])
+	}
+	return r
+}
+
+// RuleState is one config-center key this process subscribes, as it holds
+// it now.
+type RuleState struct {
+	Key  string
+	Kind rules.Kind
+	// InForce is true when a rule is in force (false: none yet, or deleted).
+	InForce bool
+	// Version is the accepted revision in force, e.g. "3.1#2".
+	Version string
+	// Content is the text of the rule in force.
+	Content string
+	// Accepted is when the rule in force was accepted, or the key deleted;
+	// zero if nothing was ever applied.
+	Accepted time.Time
+	// Rejected is the last update that was not applied, nil if none.
+	Rejected *Rejection
+	// Subscribers is how many chains follow the key.
+	Subscribers int
+}
+
+// RuleStates lists every subscribed key, sorted by key.
+func RuleStates() []RuleState {
+	store.mu.Lock()
+	kss := make([]*keyState, 0, len(store.keys))
+	for _, ks := range store.keys {
+		kss = append(kss, ks)
+	}
+	store.mu.Unlock()
+	out := make([]RuleState, 0, len(kss))
+	for _, ks := range kss {
+		ks.mu.Lock()
+		st := RuleState{Key: ks.key, Kind: ks.kind, InForce: !ks.ref.Empty() || ks.gray != nil,
+			Version: ks.ref.Version, Content: ks.content, Accepted: ks.accepted, Subscribers: len(ks.subs)}
+		if ks.kind == rules.KindGray && ks.gray != nil && st.Version == "" {
+			st.Version = "1#" + strconv.Itoa(ks.rev)
+		}
+		if ks.rejected != nil {
+			r := *ks.rejected
+			st.Rejected = &r
+		}
+		ks.mu.Unlock()
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
+}
+
+// ServiceRuleKey is Java's <interface>:<version>:<group>.condition-router
+// (version 0.0.0 counts as none).
+func ServiceRuleKey(c *router.URL) string {
+	v := c.Params.Value("version")
+	if v == "0.0.0" {
+		v = ""
+	}
+	return c.Interface() + ":" + v + ":" + c.Params.Value("group") + rules.ConditionSuffix
+}

@@ -1,0 +1,141 @@
+package source
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/registry"
+)
+
+// RuleEvent is one state of a config-center rule key.
+type RuleEvent struct {
+	// Content is the rule text ("" when Deleted).
+	Content string
+	// Deleted is true when the key does not exist (never written, or
+	// deleted).
+	Deleted bool
+	// Revision identifies the state reported: two events with equal
+	// revisions (==) carry the same state, and the rule store applies a
+	// revision once (a watch re-reports what the initial read applied, and
+	// re-reads after every reconnection). It must be a comparable value
+	// (a number, a string, a struct of those); nil means unknown, and such
+	// an event is always applied. A source must give a new revision to
+	// every state that may differ, including a key deleted and written
+	// again.
+	Revision any
+}
+
+// RuleClient reads and follows the rule keys of one config center.
+type RuleClient interface {
+	// Read returns the state of key now; an error (other than for a key
+	// that does not exist, which is an event with Deleted set) is logged
+	// and the key is followed from its first watch event.
+	Read(ctx context.Context, key string) (RuleEvent, error)
+	// Watch follows key until ctx ends, reporting its state on the
+	// channel whenever it may have changed (repeats are fine: see
+	// Revision). An error makes the key fall back to dubbo-go's listener.
+	Watch(ctx context.Context, key string) (<-chan RuleEvent, error)
+}
+
+// RuleSource connects to a config center. Open returns the client for the
+// config-center URL u (dubbo-go's DynamicConfiguration URL); an error makes
+// the keys of that config center fall back to dubbo-go's listener.
+type RuleSource interface {
+	Open(u *common.URL) (RuleClient, error)
+}
+
+// ProviderSource serves an interface-level registry directory's
+// subscription for one kind of registry. Subscribe starts following the
+// providers of the reference sub in registry r and hands them to l (as
+// dubbo-go's registries do: NotifyAll for a complete list, Notify for each
+// change) until the returned cancel is called; an error makes the
+// directory use dubbo-go's own subscription.
+type ProviderSource interface {
+	Subscribe(r registry.Registry, sub *common.URL, l registry.NotifyListener) (cancel func(), err error)
+}
+
+var sources = struct {
+	sync.RWMutex
+	rules     map[string]RuleSource
+	providers map[string]ProviderSource
+}{rules: map[string]RuleSource{}, providers: map[string]ProviderSource{}}
+
+// RegisterRuleSource makes s the rule source of config centers whose URL
+// protocol is protocol (e.g. "zookeeper", "nacos"); a later registration of
+// the same protocol replaces the earlier one. Call it from an init.
+func RegisterRuleSource(protocol string, s RuleSource) {
+	sources.Lock()
+	defer sources.Unlock()
+	sources.rules[strings.ToLower(protocol)] = s
+}
+
+// RegisterProviderSource makes s the provider source of interface-level
+// registries whose URL protocol is protocol (the registry URL's "registry"
+// parameter when its protocol is "registry"). Call it from an init.
+func RegisterProviderSource(protocol string, s ProviderSource) {
+	sources.Lock()
+	defer sources.Unlock()
+	sources.providers[strings.ToLower(protocol)] = s
+}
+
+// RuleSourceFor returns the rule source registered for a config-center
+// URL (by its protocol, else by its "registry" parameter), nil if none
+// (dubbo-go's listener is used then).
+func RuleSourceFor(u *common.URL) RuleSource {
+	sources.RLock()
+	defer sources.RUnlock()
+	for _, p := range protocolsOf(u) {
+		if s, ok := sources.rules[p]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// ProviderSourceFor returns the provider source registered for a registry
+// URL (by its protocol, else by its "registry" parameter, which names the
+// registry of dubbo-go's registry:// URLs), nil if none (dubbo-go's
+// subscription is used then).
+func ProviderSourceFor(u *common.URL) ProviderSource {
+	sources.RLock()
+	defer sources.RUnlock()
+	for _, p := range protocolsOf(u) {
+		if s, ok := sources.providers[p]; ok {
+			return s
+		}
+	}
+	return nil
+}
+
+// Registered lists the protocols with a rule source and those with a
+// provider source, sorted (for diagnostics and tests).
+func Registered() (rules, providers []string) {
+	sources.RLock()
+	defer sources.RUnlock()
+	for p := range sources.rules {
+		rules = append(rules, p)
+	}
+	for p := range sources.providers {
+		providers = append(providers, p)
+	}
+	sort.Strings(rules)
+	sort.Strings(providers)
+	return rules, providers
+}
+
+// protocolsOf are the names a URL's kind of registry or config center may
+// be registered under: its protocol, then its "registry" parameter.
+func protocolsOf(u *common.URL) []string {
+	if u == nil {
+		return nil
+	}
+	out := []string{strings.ToLower(u.Protocol)}
+	if r := u.GetParam(constant.RegistryKey, ""); r != "" {
+		out = append(out, strings.ToLower(r))
+	}
+	return out
+}

@@ -1,0 +1,196 @@
+package zookeeper
+
+import (
+	"context"
+	"errors"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/registry"
+	"dubbo.apache.org/dubbo-go/v3/remoting"
+	"github.com/dubbogo/gost/log/logger"
+
+	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
+	"github.com/dubboroute/dubboroute/extension/source"
+)
+
+// Why dubboroute follows ZooKeeper itself.
+//
+// dubbo-go v3.3.2's ZooKeeper registry and config center lose state when
+// their session is replaced: measured on a 3-member ensemble
+// (integration/fault TestEnsembleFaults), after two members were down for
+// 8 s the consumer's provider list kept one of two live providers for good
+// ("listener has been closed"; the path watch is not re-armed), and a rule
+// written while the consumer's session expired never reached it. Both
+// dropped every call routed by a later rule.
+//
+// So for a ZooKeeper registry, an interface-level directory's provider list
+// comes from a watch of dubboroute's own client (package
+// directory/zookeeper), which re-reads the providers node and re-arms its
+// watch after every session change; and for a ZooKeeper config center, rule
+// keys are read and watched the same way. Registration of providers and
+// consumers stays with dubbo-go (a provider's nodes are guarded against
+// vanishing: extension/provider's zkregister.go).
+
+// Protocol is the registry and config-center protocol this package
+// registers its sources for.
+const Protocol = "zookeeper"
+
+// Register registers ZooKeeper's rule source and provider source (package
+// extension/source). The package's init calls it; calling it again is
+// harmless.
+func Register() {
+	source.RegisterRuleSource(Protocol, ruleSource{})
+	source.RegisterProviderSource(Protocol, providerSource{})
+}
+
+func init() { Register() }
+
+// providerSource serves an interface-level directory's subscription from
+// dubboroute's own watch of /<group>/<interface>/providers.
+type providerSource struct{}
+
+// Subscribe implements source.ProviderSource: it starts the watch and
+// returns. If dubboroute's client cannot connect, the error makes the
+// directory use dubbo-go's own subscription.
+func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.NotifyListener) (func(), error) {
+	ru := r.GetURL()
+	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
+	key, opts := zkclient.Options(ru)
+	opts = append(opts, dzk.WithRegistryRoot("/"+group))
+	c, err := zkclient.Client(ru.Location, key+"root=/"+group, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := c.WatchProviders(ctx, u.Service())
+	if err != nil {
+		cancel()
+		return nil, errors.New("watch " + u.Service() + ": " + err.Error())
+	}
+	go feed(ch, u, l)
+	return cancel, nil
+}
+
+// feed turns each provider list into events for the directory: the first
+// list as one complete list (one rebuild, however many providers), then the
+// providers that came and went one event each, as dubbo-go's ZooKeeper
+// listener does for each child node (a removal passes through the delete
+// grace). Only providers of the subscribed service key count. A provider
+// of another protocol than the reference's is announced on its own, so that
+// the directory drops it as it always does and the drop is recorded.
+func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
+	want := sub.ServiceKey()
+	intf, group, version := common.ParseServiceKey(want)
+	known := map[string]*common.URL{} // node name -> the URL announced for it
+	first := true
+	for p := range ch {
+		seen := make(map[string]bool, len(p.Nodes))
+		var added []*common.URL
+		for _, node := range p.Nodes {
+			seen[node] = true
+			if _, ok := known[node]; ok {
+				continue
+			}
+			u, err := zkclient.ProviderURL(node)
+			if err != nil {
+				logger.Warnf("[dubboroute] %s: provider node %q: %v", p.Path, node, err)
+				continue
+			}
+			if u.ServiceKey() != want && !common.IsAnyCondition(intf, group, version, u) {
+				continue
+			}
+			known[node] = u
+			added = append(added, u)
+		}
+		if first {
+			first = false
+			announceAll(l, added, sub.Protocol)
+			continue
+		}
+		for _, u := range added {
+			l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
+		}
+		for node, u := range known {
+			if !seen[node] {
+				delete(known, node)
+				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
+			}
+		}
+	}
+}
+
+// announceAll hands the directory the initial providers as one complete
+// list, and those of another protocol one event each after it.
+func announceAll(l registry.NotifyListener, urls []*common.URL, protocol string) {
+	var all, other []*registry.ServiceEvent
+	for _, u := range urls {
+		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
+		if protocol != "" && u.Protocol != protocol {
+			other = append(other, ev)
+		} else {
+			all = append(all, ev)
+		}
+	}
+	if len(all) > 0 {
+		l.NotifyAll(all, func() {})
+	}
+	for _, ev := range other {
+		l.Notify(ev)
+	}
+}
+
+// ruleSource reads and follows rule keys with dubboroute's own client
+// when the config center is ZooKeeper.
+type ruleSource struct{}
+
+// Open implements source.RuleSource.
+func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
+	root := cu.GetParam(constant.ConfigRootPathParamKey, "/dubbo/config")
+	group := cu.GetParam(constant.ConfigNamespaceKey, "dubbo")
+	key, opts := zkclient.Options(cu)
+	opts = append(opts, dzk.WithRoot(root), dzk.WithGroup(group))
+	c, err := zkclient.Client(cu.Location, key+"rules="+root+"/"+group, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return ruleClient{c}, nil
+}
+
+// ruleClient is source.RuleClient over a directory/zookeeper client. The
+// revision of a state is the node's dzk.Revision (creation and
+// modification zxids; the zero Revision: no node), not its data version: a
+// node deleted and created again is back at version 0.
+type ruleClient struct{ c *dzk.Client }
+
+// Read implements source.RuleClient: a missing node is a deleted key.
+func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
+	content, _, rev, err := r.c.GetRuleRevision(ctx, key)
+	switch {
+	case err == nil:
+		return source.RuleEvent{Content: content, Revision: rev}, nil
+	case errors.Is(err, dzk.ErrNotFound):
+		return source.RuleEvent{Deleted: true, Revision: dzk.Revision{}}, nil
+	default:
+		return source.RuleEvent{}, err
+	}
+}
+
+// Watch implements source.RuleClient. An empty node is content (""), not a
+// delete: Java's configurator listener treats it as content that fails to
+// parse; only a missing node (the zero Revision) is a deleted key.
+func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
+	ch, err := r.c.WatchRule(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan source.RuleEvent)
+	go func() {
+		defer close(out)
+		for ev := range ch {
+			out <- source.RuleEvent{Content: ev.Content, Deleted: ev.Revision.IsZero(), Revision: ev.Revision}
+		}
+	}()
+	return out, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/lane"
+	"github.com/dubboroute/dubboroute/extension/nacosrules"
 	"github.com/dubboroute/dubboroute/extension/provider"
 	"github.com/dubboroute/dubboroute/extension/zookeeper"
 	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
@@ -22,7 +23,8 @@ import (
 // define (see doc.go for which does what).
 
 // Registration: importing extension imports every subpackage, whose inits
-// register with dubbo-go (consumer, discovery, lane, provider, zookeeper);
+// register with dubbo-go (consumer, discovery, lane, provider, zookeeper,
+// nacosrules);
 // init here only points the subpackages' settings at the variables below.
 var (
 	_ = consumer.Register
@@ -30,6 +32,7 @@ var (
 	_ = lane.Register
 	_ = provider.Register
 	_ = zookeeper.Register
+	_ = nacosrules.Register
 )
 
 func init() {

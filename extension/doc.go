@@ -33,6 +33,10 @@
 //     ZooKeeper config centers and registries followed with dubboroute's
 //     own client, registered as the "zookeeper" sources of
 //     extension/source (where other config centers and registries plug in).
+//   - extension/nacosrules: rule keys of Nacos config centers read and
+//     followed with dubboroute's own Nacos client (directory/nacos), at
+//     Java's dataId and group (dubbo), registered as the "nacos" rule
+//     source (docs/nacos.md).
 //
 // Rules come from dubbo-go's dynamic configuration (any config center
 // dubbo-go supports) under Java Dubbo's keys, each key subscribed once per

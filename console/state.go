@@ -168,6 +168,10 @@ type Rule struct {
 	// feeds the process-wide balancer instead, so it has none).
 	Subscribers int       `json:"subscribers"`
 	Rejected    *Rejected `json:"rejected,omitempty"`
+	// Source names where the key is read: "zookeeper <node path>",
+	// "Nacos dataId <key> group <group> namespace <ns>", or dubbo-go's
+	// config center.
+	Source string `json:"source,omitempty"`
 }
 
 // Rejected is the last update of a key that was not applied.
@@ -254,7 +258,7 @@ func collect(now time.Time) *State {
 		st.References = append(st.References, reference(r, holds))
 	}
 	for _, rs := range extension.RuleStates() {
-		x := Rule{Key: rs.Key, Kind: string(rs.Kind), InForce: rs.InForce, Version: rs.Version, Subscribers: rs.Subscribers}
+		x := Rule{Key: rs.Key, Kind: string(rs.Kind), InForce: rs.InForce, Version: rs.Version, Subscribers: rs.Subscribers, Source: rs.Source}
 		if rs.InForce {
 			x.Content = rs.Content
 		}

@@ -43,6 +43,10 @@
 //     with dubboroute's own client (directory/nacos): interface level as
 //     the "nacos" provider source, application level through
 //     extension/discovery (docs/nacos-registry.md).
+//   - extension/nacosrules: rule keys of Nacos config centers read and
+//     followed with dubboroute's own Nacos client (directory/nacos), at
+//     Java's dataId and group (dubbo), registered as the "nacos" rule
+//     source (docs/nacos.md).
 //
 // Rules come from dubbo-go's dynamic configuration (any config center
 // dubbo-go supports) under Java Dubbo's keys, each key subscribed once per

@@ -14,6 +14,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/lane"
 	"github.com/dubboroute/dubboroute/extension/nacosfollow"
+	"github.com/dubboroute/dubboroute/extension/nacosrules"
 	"github.com/dubboroute/dubboroute/extension/provider"
 	"github.com/dubboroute/dubboroute/extension/strategies"
 	"github.com/dubboroute/dubboroute/extension/zookeeper"
@@ -25,7 +26,8 @@ import (
 // define (see doc.go for which does what).
 
 // Registration: importing extension imports every subpackage, whose inits
-// register with dubbo-go (consumer, discovery, lane, provider, zookeeper);
+// register with dubbo-go (consumer, discovery, lane, provider, zookeeper,
+// nacosrules);
 // init here only points the subpackages' settings at the variables below.
 var (
 	_ = consumer.Register
@@ -34,6 +36,7 @@ var (
 	_ = nacosfollow.Register
 	_ = provider.Register
 	_ = zookeeper.Register
+	_ = nacosrules.Register
 )
 
 func init() {

@@ -442,7 +442,7 @@ func checkName(what, s string) error {
 	for i := 0; i < len(s); i++ {
 		b := s[i]
 		if !(b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-' || b == '.' || b == ':') {
-			return fmt.Errorf("%s %q has %q at byte %d; Nacos accepts only letters, digits and _ - . :", what, s, b, i)
+			return fmt.Errorf("%s %q has %q at byte %d; Nacos accepts only letters, digits and the characters _-.: (ParamUtils.isValid)", what, s, b, i)
 		}
 	}
 	return nil

@@ -73,7 +73,8 @@ func (c *Client) configParams(group, dataID string) (url.Values, error) {
 }
 
 // GetConfig reads a config of group ("" for the client's group): its
-// content and MD5. A missing config gives an error wrapping ErrNotFound.
+// content and MD5 (the server's Content-MD5, which the listener compares,
+// else computed). A missing config gives an error wrapping ErrNotFound.
 func (c *Client) GetConfig(ctx context.Context, group, dataID string) (content, md5 string, err error) {
 	p, err := c.configParams(group, dataID)
 	if err != nil {
@@ -87,7 +88,11 @@ func (c *Client) GetConfig(ctx context.Context, group, dataID string) (content, 
 		return "", "", fmt.Errorf("nacos: get config %s: %w", c.Where(group, dataID), ErrNotFound)
 	}
 	content = string(resp.Body)
-	return content, MD5(content), nil
+	sum := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-MD5")))
+	if len(sum) != 32 {
+		sum = MD5(content)
+	}
+	return content, sum, nil
 }
 
 // PublishConfig writes a config of group ("" for the client's group) and

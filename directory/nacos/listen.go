@@ -263,18 +263,21 @@ func (w *watcher) unknown() []configKey {
 	return out
 }
 
-// set records a config's state and tells its watchers.
-func (w *watcher) set(k configKey, st state) {
+// set records a config's state and tells its watchers; it reports
+// whether the state differs from the one known before.
+func (w *watcher) set(k configKey, st state) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	e, ok := w.entries[k]
 	if !ok {
-		return
+		return false
 	}
+	changed := e.present != st.present || e.md5 != st.md5
 	e.state = st
 	for s := range e.subs {
 		s.poke()
 	}
+	return changed
 }
 
 // forget marks configs as not known, so they are read again.
@@ -341,6 +344,7 @@ func (w *watcher) loop() {
 	const minBackoff, maxBackoff = 100 * time.Millisecond, 2 * time.Second
 	backoff := minBackoff
 	failing := false
+	polled := false // the keys read next were named by a poll
 	fail := func(what string, err error) {
 		if !failing {
 			c.log.Warn("nacos: config listener lost the server; retrying, and re-reading every watched config when it answers",
@@ -354,9 +358,19 @@ func (w *watcher) loop() {
 		}
 		backoff = min(2*backoff, maxBackoff)
 	}
+	spurious := false // the last poll named configs whose reads changed nothing
 	for !c.isClosed() {
+		if spurious {
+			// A server whose listener keeps naming configs that read the
+			// same (an MD5 it computes otherwise) must not make this a
+			// busy loop.
+			select {
+			case <-time.After(time.Second):
+			case <-c.closed:
+			}
+		}
 		keys := w.unknown()
-		ok := true
+		ok, changed := true, false
 		for _, k := range keys {
 			st, err := w.read(k)
 			if err != nil {
@@ -366,11 +380,16 @@ func (w *watcher) loop() {
 				ok = false
 				break
 			}
-			w.set(k, st)
+			if w.set(k, st) {
+				changed = true
+			}
 		}
 		if !ok {
+			spurious = false
 			continue
 		}
+		spurious = polled && len(keys) > 0 && !changed
+		polled = false
 		if failing {
 			failing = false
 			c.log.Info("nacos: config listener reconnected; watched configs re-read", "servers", strings.Join(c.addrs, ","), "configs", len(keys))
@@ -387,7 +406,7 @@ func (w *watcher) loop() {
 			}
 			continue
 		}
-		changed, err := w.poll(ctx, list)
+		named, err := w.poll(ctx, list)
 		kicked := ctx.Err() != nil
 		cancel()
 		if err != nil {
@@ -397,7 +416,8 @@ func (w *watcher) loop() {
 			fail("long-polling the config listener", err)
 			continue
 		}
-		w.forget(changed)
+		w.forget(named)
+		polled = len(named) > 0
 	}
 }
 

@@ -41,6 +41,14 @@ type RuleClient interface {
 	Watch(ctx context.Context, key string) (<-chan RuleEvent, error)
 }
 
+// RuleLocator is optionally implemented by a RuleClient: Where names
+// where key's rule lives, for logs and the console (e.g. "zookeeper
+// /dubbo/config/dubbo/<key>", "Nacos dataId <key> group dubbo namespace
+// public").
+type RuleLocator interface {
+	Where(key string) string
+}
+
 // RuleSource connects to a config center. Open returns the client for the
 // config-center URL u (dubbo-go's DynamicConfiguration URL); an error makes
 // the keys of that config center fall back to dubbo-go's listener.

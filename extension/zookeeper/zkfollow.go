@@ -164,6 +164,15 @@ func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
 // node deleted and created again is back at version 0.
 type ruleClient struct{ c *dzk.Client }
 
+// Where implements source.RuleLocator: the rule's node.
+func (r ruleClient) Where(key string) string {
+	p, err := r.c.RulePath(key)
+	if err != nil {
+		return "zookeeper " + key
+	}
+	return "zookeeper " + p
+}
+
 // Read implements source.RuleClient: a missing node is a deleted key.
 func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
 	content, _, rev, err := r.c.GetRuleRevision(ctx, key)

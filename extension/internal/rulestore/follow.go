@@ -29,6 +29,13 @@ func (ks *keyState) sourceWatch(cu *common.URL) bool {
 		logger.Warnf("[dubboroute] config center %s: %v; using dubbo-go's listener", cu.Location, err)
 		return false
 	}
+	from := cu.Protocol + " " + cu.Location
+	if l, ok := c.(source.RuleLocator); ok {
+		from = l.Where(ks.key)
+	}
+	ks.mu.Lock()
+	ks.from = from
+	ks.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	ev, err := c.Read(ctx, ks.key)
 	cancel()
@@ -37,13 +44,26 @@ func (ks *keyState) sourceWatch(cu *common.URL) bool {
 	} else {
 		logger.Warnf("[dubboroute] read rule key=%s: %v", ks.key, err)
 	}
-	ch, err := c.Watch(context.Background(), ks.key)
+	wctx, stop := context.WithCancel(context.Background())
+	ch, err := c.Watch(wctx, ks.key)
 	if err != nil {
+		stop()
 		logger.Warnf("[dubboroute] watch rule key=%s: %v; using dubbo-go's listener", ks.key, err)
 		return false
 	}
+	ks.mu.Lock()
+	ks.watchGen++
+	gen := ks.watchGen
+	ks.stopWatch = stop
+	ks.mu.Unlock()
 	go func() {
 		for ev := range ch {
+			ks.mu.Lock()
+			current := ks.watchGen == gen
+			ks.mu.Unlock()
+			if !current {
+				continue // a stopped watch's last events; drain them
+			}
 			ks.applyRevision(ev, true)
 		}
 	}()

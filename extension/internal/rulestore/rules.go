@@ -1,6 +1,7 @@
 package rulestore
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,16 @@ type keyState struct {
 	srcRead bool
 	srcRev  any
 
+	// refs counts the subscriptions (with or without a callback); when the
+	// last one is cancelled the rule source's watch is stopped (stopWatch)
+	// and watchGen moves on, so a late event of that watch is dropped.
+	refs      int
+	stopWatch context.CancelFunc
+	watchGen  int
+	// from names where the key is read ("Nacos dataId ... group ...",
+	// "zookeeper /dubbo/config/dubbo/<key>", or dubbo-go's config center).
+	from string
+
 	// What the console shows: the text of the rule in force, when it was
 	// accepted (or deleted), and the last update that was not applied.
 	content  string
@@ -74,6 +85,9 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 		s.keys[key] = ks
 	}
 	s.mu.Unlock()
+	ks.mu.Lock()
+	ks.refs++
+	ks.mu.Unlock()
 	ks.listen()
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
@@ -82,10 +96,27 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 	if fn != nil {
 		ks.subs[id] = fn
 	}
+	var once sync.Once
 	return ks.ref, func() {
-		ks.mu.Lock()
-		delete(ks.subs, id)
-		ks.mu.Unlock()
+		once.Do(func() {
+			ks.mu.Lock()
+			delete(ks.subs, id)
+			ks.refs--
+			var stop context.CancelFunc
+			if ks.refs == 0 && ks.stopWatch != nil {
+				// The last reference is gone: its listener goes with it.
+				// The rule stays as last read, for a later subscription,
+				// which watches the key again.
+				stop, ks.stopWatch = ks.stopWatch, nil
+				ks.watchGen++
+				listening.Delete(ks.key)
+			}
+			ks.mu.Unlock()
+			if stop != nil {
+				stop()
+				logger.Debugf("[dubboroute] rule key=%s: no subscriber left, watch stopped", ks.key)
+			}
+		})
 	}
 }
 
@@ -105,6 +136,13 @@ func (ks *keyState) listen() {
 	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.sourceWatch(d.GetURL()) {
 		return
 	}
+	from := "dubbo-go's config center"
+	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && d.GetURL() != nil {
+		from = "dubbo-go's " + d.GetURL().Protocol + " config center " + d.GetURL().Location
+	}
+	ks.mu.Lock()
+	ks.from = from
+	ks.mu.Unlock()
 	dc.AddListener(ks.key, ks)
 	content, err := dc.GetRule(ks.key)
 	if err != nil {
@@ -168,7 +206,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		ks.rejected = newRejection(ch.Err, content)
 		ks.mu.Unlock()
 		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
-		logger.Errorf("[dubboroute] rule key=%s rejected, the previous configurators stay in force: %s", ks.key, clip(ch.Err.Error(), maxLoggedError))
+		logger.Errorf("[dubboroute] rule key=%s%s rejected, the previous configurators stay in force: %s", ks.key, ks.fromNote(), clip(ch.Err.Error(), maxLoggedError))
 		return
 	case assembly.OutcomeKept:
 		ks.mu.Unlock()
@@ -184,7 +222,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	if event {
 		src = "change event"
 	}
-	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)", ks.key, ch.Ref.Version, src, len(ch.Ref.Configurators))
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s): %d configurator(s)%s", ks.key, ch.Ref.Version, src, len(ch.Ref.Configurators), ks.fromNote())
 	notify(subs, ch.Ref)
 }
 
@@ -218,7 +256,7 @@ func (ks *keyState) apply(content string, event bool) {
 		if ch.Outcome == assembly.OutcomeIgnored {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
 		}
-		logger.Errorf("[dubboroute] rule key=%s %s: %s", ks.key, why, clip(ch.Err.Error(), maxLoggedError))
+		logger.Errorf("[dubboroute] rule key=%s%s %s: %s", ks.key, ks.fromNote(), why, clip(ch.Err.Error(), maxLoggedError))
 		return
 	}
 	ref := ch.Ref
@@ -242,8 +280,19 @@ func (ks *keyState) apply(content string, event bool) {
 	if event {
 		src = "change event"
 	}
-	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s)", ks.key, ref.Version, src)
+	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s)%s", ks.key, ref.Version, src, ks.fromNote())
 	notify(subs, ref)
+}
+
+// fromNote is " from <where the key is read>" for log lines, "" when not
+// known. ks.mu must not be held.
+func (ks *keyState) fromNote() string {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	if ks.from == "" {
+		return ""
+	}
+	return " from " + ks.from
 }
 
 func (ks *keyState) snapshotSubs() []func(cluster.RuleRef) {

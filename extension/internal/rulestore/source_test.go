@@ -95,3 +95,78 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// watchCounter is a rule source that records each watch's context.
+type watchCounter struct {
+	mu   sync.Mutex
+	ctxs []context.Context
+}
+
+func (w *watchCounter) Open(*common.URL) (source.RuleClient, error) { return w, nil }
+func (w *watchCounter) Read(context.Context, string) (source.RuleEvent, error) {
+	return source.RuleEvent{Deleted: true, Revision: 0}, nil
+}
+func (w *watchCounter) Watch(ctx context.Context, _ string) (<-chan source.RuleEvent, error) {
+	w.mu.Lock()
+	w.ctxs = append(w.ctxs, ctx)
+	w.mu.Unlock()
+	ch := make(chan source.RuleEvent)
+	go func() { <-ctx.Done(); close(ch) }()
+	return ch, nil
+}
+func (w *watchCounter) Where(key string) string { return "unit " + key }
+
+// TestWatchGoesWithTheLastSubscription: a key's source watch stops when
+// its last subscription (a callback-less one included) is cancelled, and a
+// later subscription watches it again; the key names its source.
+func TestWatchGoesWithTheLastSubscription(t *testing.T) {
+	w := &watchCounter{}
+	source.RegisterRuleSource("unit-release", w)
+	cu, _ := common.NewURL("unit-release://127.0.0.1:1")
+	key := "com.test.Release::.condition-router"
+	_, c1 := Subscribe(key, rules.KindCondition, func(cluster.RuleRef) {})
+	_, c2 := Subscribe(key, rules.KindCondition, nil)
+	store.mu.Lock()
+	ks := store.keys[key]
+	store.mu.Unlock()
+	listening.Store(key, "unit") // as listen() records a config center
+	if !ks.sourceWatch(cu) {
+		t.Fatal("sourceWatch: the registered source was not used")
+	}
+	w.mu.Lock()
+	first := w.ctxs[0]
+	w.mu.Unlock()
+	c1()
+	c1() // a second call of one cancel changes nothing
+	if first.Err() != nil {
+		t.Fatal("watch stopped while a subscription remains")
+	}
+	c2()
+	waitFor(t, func() bool { return first.Err() != nil })
+	if _, ok := listening.Load(key); ok {
+		t.Fatal("key still recorded as listening")
+	}
+	if st := RuleStates(); !containsSource(st, key, "unit "+key) {
+		t.Fatalf("RuleStates does not name the source of %s: %+v", key, st)
+	}
+	_, c3 := Subscribe(key, rules.KindCondition, nil)
+	defer c3()
+	if !ks.sourceWatch(cu) {
+		t.Fatal("second sourceWatch")
+	}
+	w.mu.Lock()
+	n := len(w.ctxs)
+	w.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("%d watches, want 2 (the key watched again)", n)
+	}
+}
+
+func containsSource(st []RuleState, key, src string) bool {
+	for _, s := range st {
+		if s.Key == key && s.Source == src {
+			return true
+		}
+	}
+	return false
+}

@@ -65,6 +65,10 @@ type RuleState struct {
 	Rejected *Rejection
 	// Subscribers is how many chains follow the key.
 	Subscribers int
+	// Source names where the key is read: "Nacos dataId <key> group dubbo
+	// namespace public", "zookeeper /dubbo/config/dubbo/<key>", or
+	// dubbo-go's config center.
+	Source string
 }
 
 // RuleStates lists every subscribed key, sorted by key.
@@ -79,7 +83,7 @@ func RuleStates() []RuleState {
 	for _, ks := range kss {
 		ks.mu.Lock()
 		st := RuleState{Key: ks.key, Kind: ks.kind, InForce: !ks.ref.Empty() || ks.gray != nil,
-			Version: ks.ref.Version, Content: ks.content, Accepted: ks.accepted, Subscribers: len(ks.subs)}
+			Version: ks.ref.Version, Content: ks.content, Accepted: ks.accepted, Subscribers: len(ks.subs), Source: ks.from}
 		if ks.kind == rules.KindGray && ks.gray != nil && st.Version == "" {
 			st.Version = "1#" + strconv.Itoa(ks.rev)
 		}

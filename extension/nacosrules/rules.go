@@ -1,0 +1,163 @@
+package nacosrules
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
+
+	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/extension/source"
+)
+
+// Protocol is the config-center protocol this package registers its rule
+// source for.
+const Protocol = "nacos"
+
+// RuleGroupKey is the config-center URL parameter (dubbo.config-center.params)
+// that moves the Nacos group of rule keys; default dnacos.DefaultGroup
+// ("dubbo"), where Java's routers and configurators read and Dubbo Admin
+// writes, whatever config-center.group says (Java uses that group only for
+// the external dubbo.properties, never for rules; dubbo-go v3.3.2 reads
+// rules in it, DEFAULT_GROUP by default, and so misses Admin's rules).
+const RuleGroupKey = "dubboroute.rule-group"
+
+// Register registers Nacos's rule source (package extension/source). The
+// package's init calls it; calling it again is harmless.
+func Register() { source.RegisterRuleSource(Protocol, ruleSource{}) }
+
+func init() { Register() }
+
+// clients are dubboroute's Nacos config clients, one per cluster and
+// settings, shared by every rule key of the process and kept for its
+// lifetime (as dubbo-go keeps its config-center client).
+var clients = struct {
+	sync.Mutex
+	m map[string]*dnacos.Client
+}{m: map[string]*dnacos.Client{}}
+
+// Settings is where a config-center URL says rules live.
+type Settings struct {
+	Addrs     []string
+	Namespace string // Nacos namespace id, "" for public
+	Group     string
+	Username  string
+	Password  string
+	Timeout   time.Duration
+}
+
+// SettingsOf reads a dubbo-go config-center URL: the address list, the
+// namespace (config-center.namespace; Dubbo's default "dubbo" is Nacos's
+// public namespace, as Java's NacosDynamicConfigurationFactory maps it),
+// the rule group (RuleGroupKey, default "dubbo"), credentials (the URL's
+// userinfo, else username/password parameters) and timeout.
+func SettingsOf(cu *common.URL) Settings {
+	s := Settings{
+		Addrs:     strings.Split(cu.Location, ","),
+		Namespace: dnacos.NamespaceFromDubbo(cu.GetParam(constant.ConfigNamespaceKey, cu.GetParam("namespace", ""))),
+		Group:     cu.GetParam(RuleGroupKey, dnacos.DefaultGroup),
+		Username:  cu.Username,
+		Password:  cu.Password,
+		Timeout:   cu.GetParamDuration(constant.ConfigTimeoutKey, dnacos.DefaultTimeout.String()),
+	}
+	if s.Username == "" {
+		s.Username = cu.GetParam(constant.NacosUsername, cu.GetParam("username", ""))
+		s.Password = cu.GetParam(constant.NacosPassword, cu.GetParam("password", ""))
+	}
+	if s.Timeout <= 0 {
+		s.Timeout = dnacos.DefaultTimeout
+	}
+	return s
+}
+
+func (s Settings) id() string {
+	return fmt.Sprintf("%s|ns=%s|group=%s|user=%s|pw=%d|t=%v", strings.Join(s.Addrs, ","), s.Namespace, s.Group, s.Username, len(s.Password), s.Timeout)
+}
+
+// Client returns the shared client for s. It does not wait for a server:
+// rule reads and watches wait for one (a consumer starts while Nacos is
+// down and picks its rules up when it is back).
+func Client(s Settings) (*dnacos.Client, error) {
+	clients.Lock()
+	defer clients.Unlock()
+	id := s.id()
+	if c, ok := clients.m[id]; ok {
+		return c, nil
+	}
+	opts := []dnacos.Option{
+		dnacos.WithNamespace(s.Namespace), dnacos.WithGroup(s.Group), dnacos.WithTimeout(s.Timeout),
+		dnacos.WithLogger(slog.New(gostHandler{})),
+	}
+	if s.Username != "" {
+		opts = append(opts, dnacos.WithCredentials(s.Username, s.Password))
+	}
+	c, err := dnacos.New(s.Addrs, opts...)
+	if err != nil {
+		return nil, err
+	}
+	clients.m[id] = c
+	return c, nil
+}
+
+// ruleSource reads and follows rule keys with dubboroute's own Nacos
+// client.
+type ruleSource struct{}
+
+// Open implements source.RuleSource.
+func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
+	c, err := Client(SettingsOf(cu))
+	if err != nil {
+		return nil, fmt.Errorf("nacos config center %s: %w", cu.Location, err)
+	}
+	return ruleClient{c}, nil
+}
+
+// ruleClient is source.RuleClient over a directory/nacos client. The
+// revision of a state is its content MD5 ("" for no config).
+type ruleClient struct{ c *dnacos.Client }
+
+// Read implements source.RuleClient: a missing config is a deleted key.
+func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
+	content, md5, err := r.c.GetRule(ctx, key)
+	switch {
+	case err == nil:
+		return source.RuleEvent{Content: content, Revision: md5}, nil
+	case errors.Is(err, dnacos.ErrNotFound):
+		return source.RuleEvent{Deleted: true, Revision: ""}, nil
+	default:
+		return source.RuleEvent{}, err
+	}
+}
+
+// Where implements source.RuleLocator: the rule's dataId, group and
+// namespace.
+func (r ruleClient) Where(key string) string {
+	return "Nacos " + r.c.Where("", dnacos.DataID(key))
+}
+
+// Watch implements source.RuleClient.
+func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
+	ch, err := r.c.WatchRule(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	out := make(chan source.RuleEvent)
+	go func() {
+		defer close(out)
+		for ev := range ch {
+			se := source.RuleEvent{Content: ev.Content, Deleted: ev.Type == dnacos.ConfigDeleted, Revision: ev.MD5}
+			select {
+			case out <- se:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
@@ -86,6 +87,7 @@ func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
 		zkconn.PrepareRegistry(u, u.SubURL)
 		if u.SubURL != nil {
 			JavaTimestamp(u.SubURL)
+			JavaWarmup(u.SubURL)
 		}
 	}
 	exp := p.Protocol.Export(invoker)
@@ -148,6 +150,30 @@ func JavaTimestamp(u *common.URL) {
 		return
 	}
 	u.SetParam(constant.TimestampKey, strconv.FormatInt(ts*1000, 10))
+}
+
+// JavaWarmup rewrites a provider URL's warmup from the Go duration
+// dubbo-go v3.3.2 publishes (server.WithWarmup: time.Duration.String(),
+// e.g. "10m0s"; server/action.go overwrites any warmup parameter with it)
+// to the integer milliseconds Java Dubbo reads
+// (AbstractLoadBalance.getWeight: getParameter(warmup, 600000)). Java
+// cannot parse "10m0s" and falls back to its 10-minute default, which,
+// with the millisecond timestamp JavaTimestamp publishes, reduces a fresh
+// Go provider's weight for a Java consumer although it was exported with
+// warmup 0. An integer value (already Java's form) or an empty one is kept.
+func JavaWarmup(u *common.URL) {
+	v := u.GetParam(constant.WarmupKey, "")
+	if v == "" {
+		return
+	}
+	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return
+	}
+	u.SetParam(constant.WarmupKey, strconv.FormatInt(d.Milliseconds(), 10))
 }
 
 // registryFor finds the registry dubbo-go registered the provider with.

@@ -23,3 +23,22 @@ func TestJavaTimestamp(t *testing.T) {
 		}
 	}
 }
+
+func TestJavaWarmup(t *testing.T) {
+	for in, want := range map[string]string{
+		"0s":     "0",      // server.WithWarmup(0)
+		"10m0s":  "600000", // dubbo-go's duration form
+		"600000": "600000", // already Java's milliseconds
+		"x":      "x",
+		"":       "",
+	} {
+		u, err := common.NewURL("dubbo://127.0.0.1:20880/S?warmup=" + in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		JavaWarmup(u)
+		if got := u.GetParam("warmup", ""); got != want {
+			t.Errorf("warmup %q -> %q, want %q", in, got, want)
+		}
+	}
+}

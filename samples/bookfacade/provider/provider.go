@@ -283,6 +283,11 @@ func Start(opts Options) (*Provider, error) {
 	}
 	for k, v := range opts.Params {
 		svcOpts = append(svcOpts, server.WithParam(k, v))
+		// dubbo-go overwrites a warmup parameter with the service's
+		// Warmup option: pass Java's milliseconds through it.
+		if ms, err := strconv.ParseInt(v, 10, 64); k == "warmup" && err == nil && ms >= 0 {
+			svcOpts = append(svcOpts, server.WithWarmup(time.Duration(ms)*time.Millisecond))
+		}
 	}
 
 	startMu.Lock()

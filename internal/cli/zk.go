@@ -19,13 +19,6 @@ import (
 // is given; unlike argv it is not visible to other users in ps.
 const DigestEnv = "DUBBOROUTE_ZK_DIGEST"
 
-// zkFlags are the connection flags of get, push, rm and watch.
-type zkFlags struct {
-	addr, root, group string
-	timeout           time.Duration
-	sec               zkSecFlags
-}
-
 // zkSecFlags are the ZooKeeper credential, ACL and TLS flags.
 type zkSecFlags struct {
 	digest, digestFile                    string

@@ -192,22 +192,19 @@ func clusterAttempts(t *testing.T, f *clusterFleet) {
 }
 
 // TestMockLiveParity (issue 24), one fleet for both parts (one ZooKeeper,
-// two Java and two Go providers, a Go and a Java consumer):
+// two Java and two Go providers, a Go and a Java consumer); the balancers
+// are TestLoadBalanceLiveParity's:
 //   - attempts: a business exception is tried once, a failed call three
 //     times, by both consumers (see clusterAttempts);
 //   - mock: Dubbo Admin's service downgrade (mock: force:return null in
 //     <service>.configurators) keeps every call of both consumers off the
-//     providers; deleting it restores the calls;
-//   - consistent hash: Admin's loadbalance: consistenthash (Java's name) on
-//     the consumer application sends every argument to the same provider
-//     from both consumers (see consistentHash).
+//     providers; deleting it restores the calls.
 func TestMockLiveParity(t *testing.T) {
 	f := startClusterFleet(t, "demo-consumer-cluster")
 	// Sequential parts, not subtests: the fleet's helpers fail the test
 	// that started it.
 	clusterAttempts(t, f)
 	mockDowngrade(t, f)
-	consistentHash(t, f)
 }
 
 func mockDowngrade(t *testing.T, f *clusterFleet) {
@@ -246,58 +243,4 @@ func mockDowngrade(t *testing.T, f *clusterFleet) {
 	if !restored || gn != 1 || gerr != "" {
 		t.Errorf("after delete: Java restored %v, Go %d attempt(s) (%q), want calls on providers again", restored, gn, gerr)
 	}
-}
-
-// consistentHash: with Admin's configurator loadbalance: consistenthash on
-// the consumer application, both consumers send each of 16 arguments to
-// one provider, the same for both (Java's ring over the same addresses;
-// dubbo-go v3.3.2 knows the name only as consistenthashing and panicked).
-func consistentHash(t *testing.T, f *clusterFleet) {
-	key := f.app + ".configurators"
-	f.put(key, "application", f.app, "- side: consumer\n  parameters: {loadbalance: consistenthash}\n")
-	f.js.await("loadbalance consistenthash", func(invs []javaInvoker) bool {
-		for _, i := range invs {
-			if i.Params["loadbalance"] != "consistenthash" {
-				return false
-			}
-		}
-		return len(invs) == 4
-	})
-	spread := map[string]bool{}
-	for a := 0; a < 16; a++ {
-		arg := fmt.Sprintf("hash-%d", a)
-		goPorts := map[string]bool{}
-		for k := 0; k < 3; k++ {
-			p, err := f.c.Do(harness.Call{Method: "queryByName", Name: arg})
-			for try := 0; err != nil && strings.Contains(err.Error(), "session Already Closed") && try < 3; try++ {
-				// getty closed a connection the earlier timeouts left
-				// behind (dubbo-go transport, retries 0 here): call again.
-				t.Logf("consistenthash, Go call %s: %v; again", arg, err)
-				time.Sleep(200 * time.Millisecond)
-				p, err = f.c.Do(harness.Call{Method: "queryByName", Name: arg})
-			}
-			if err != nil {
-				t.Fatalf("consistenthash, Go call %s: %v", arg, err)
-			}
-			goPorts[strconv.Itoa(p)] = true
-		}
-		javaPorts := map[string]bool{}
-		for _, jc := range f.js.calls(3, "queryByName", arg) {
-			if !jc.OK {
-				t.Fatalf("consistenthash, Java call %s: %s", arg, jc.Error)
-			}
-			javaPorts[jc.ServedBy] = true
-		}
-		if len(goPorts) != 1 || len(javaPorts) != 1 || fmt.Sprint(goPorts) != fmt.Sprint(javaPorts) {
-			t.Errorf("consistenthash %s: Go served by %v, Java by %v, want one and the same provider", arg, goPorts, javaPorts)
-		}
-		for p := range goPorts {
-			spread[p] = true
-		}
-	}
-	t.Logf("consistenthash: 16 arguments over %d providers, the same on both consumers", len(spread))
-	if len(spread) < 2 {
-		t.Errorf("consistenthash: every argument on %v: the ring is not spreading", spread)
-	}
-	f.del(key)
 }

@@ -112,55 +112,64 @@ func (s *Scratch) Grow(n int) {
 }
 
 // PickValues is PickBy over s.Values[:len(t.Weights)] (filled by the
-// caller, after s.Grow): one pass over the dense values collects the
-// least and its holders, then Java's draw lands in the holders (a prefix
-// sum search over the table when every provider holds the least, a walk
-// over the holders otherwise), without reading any value twice. It picks
-// exactly what PickBy picks for the same values and draws.
+// caller, after s.Grow), without reading any value through a function:
+// a first pass over the dense values finds the least, how many hold it
+// and the first holder; when one provider holds it that is the pick, when
+// every provider does Java's draw is the table's own (uniform, or the
+// prefix sums by binary search), otherwise a second pass collects the
+// holders, their total weight and whether the weights are equal, and the
+// draw walks the holders. It picks exactly what PickBy picks for the same
+// values and draws.
 func PickValues(t *weight.Table, s *Scratch, rnd weight.Rand) int {
 	n := len(t.Weights)
 	if n <= 1 {
 		return 0
 	}
-	vals, holders, ws := s.Values[:n], s.holders[:n], t.Weights[:n]
-	least := vals[0]
-	firstW := ws[0]
-	total := int64(firstW)
+	vals := s.Values[:n]
+	least, count, first := vals[0], 0, 0
+	for i, a := range vals {
+		if a < least {
+			least, count, first = a, 0, i
+		}
+		if a == least {
+			count++
+		}
+	}
+	switch {
+	case count == 1:
+		return first
+	case count == n: // every provider holds the least: the table is the holders
+		if t.Same || t.Total <= 0 {
+			return rnd(n)
+		}
+		return t.Search(int64(rnd(int(t.Total))))
+	}
+	holders, ws := s.holders[:count], t.Weights[:n]
+	firstW := ws[first]
+	var total int64
 	same := true
-	holders[0] = 0
-	count := 1
-	for i := 1; i < n; i++ {
-		a := vals[i]
-		if a > least {
+	k := 0
+	for i := first; k < count; i++ {
+		if vals[i] != least {
 			continue
 		}
 		w := ws[i]
-		if a < least {
-			least, firstW, total, same, count = a, w, int64(w), true, 0
-		} else {
-			total += int64(w)
-			if w != firstW {
-				same = false
-			}
+		total += int64(w)
+		if w != firstW {
+			same = false
 		}
-		holders[count] = int32(i)
-		count++
+		holders[k] = int32(i)
+		k++
 	}
-	if count == 1 {
-		return int(holders[0])
+	if same || total <= 0 {
+		return int(holders[rnd(count)])
 	}
-	if !same && total > 0 {
-		off := int64(rnd(int(total)))
-		if count == n { // every provider holds the least: the table's prefix sums are the walk
-			return t.Search(off)
+	off := int64(rnd(int(total)))
+	for _, h := range holders {
+		off -= int64(ws[h])
+		if off < 0 {
+			return int(h)
 		}
-		for _, h := range holders[:count] {
-			off -= int64(ws[h])
-			if off < 0 {
-				return int(h)
-			}
-		}
-		return int(holders[count-1])
 	}
-	return int(holders[rnd(count)])
+	return int(holders[count-1])
 }

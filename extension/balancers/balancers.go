@@ -68,6 +68,34 @@ type Balancers struct {
 	cache   [cacheSlots]atomic.Pointer[plan]
 	plans   atomic.Uint64
 	byName  map[string]loadbalance.LoadBalance
+	scratch [scratchSlots]scratchSlot
+	nextScr atomic.Uint32
+}
+
+// scratchSlots is how many leastactive/shortestresponse picks of one set
+// run with dense scratch memory at once; a pick finding every slot busy
+// reads the counters through leastactive.PickBy instead (same pick).
+const scratchSlots = 8
+
+type scratchSlot struct {
+	mu sync.Mutex
+	s  leastactive.Scratch
+	_  [64]byte // one slot per cache line
+}
+
+// scratchFor locks a free scratch slot grown to n providers, or returns
+// nil when all are busy. Its memory grows to the largest list picked and
+// is kept: picks allocate nothing once it has.
+func (b *Balancers) scratchFor(n int) *scratchSlot {
+	start := b.nextScr.Add(1)
+	for k := uint32(0); k < scratchSlots; k++ {
+		sl := &b.scratch[(start+k)%scratchSlots]
+		if sl.mu.TryLock() {
+			sl.s.Grow(n)
+			return sl
+		}
+	}
+	return nil
 }
 
 // New makes a set of balancers.
@@ -510,10 +538,11 @@ func (p *plan) windowsFor(ws *shortestresponse.Windows, method string) []*shorte
 	if w, ok := old[method]; ok {
 		return w
 	}
-	w := make([]*shortestresponse.Window, p.n)
+	cs := make([]shortestresponse.Counters, p.n)
 	for i, s := range st {
-		w[i] = ws.Window(statusCounters{s})
+		cs[i] = statusCounters{s}
 	}
+	w := ws.Windows(cs)
 	next := make(map[string][]*shortestresponse.Window, len(old)+1)
 	for k, v := range old {
 		next[k] = v
@@ -567,8 +596,18 @@ func (l *laLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker
 	}
 	p := l.b.planFor(invokers)
 	m := Method(inv)
-	st := p.statuses(m)
-	return invokers[leastactive.PickBy(p.set.Table(m), func(i int) int64 { return int64(st[i].GetActive()) }, l.b.rnd)]
+	st, t := p.statuses(m), p.set.Table(m)
+	sl := l.b.scratchFor(len(st))
+	if sl == nil {
+		return invokers[leastactive.PickBy(t, func(i int) int64 { return int64(st[i].GetActive()) }, l.b.rnd)]
+	}
+	v := sl.s.Values[:len(st)]
+	for i, s := range st {
+		v[i] = int64(s.GetActive())
+	}
+	i := leastactive.PickValues(t, &sl.s, l.b.rnd)
+	sl.mu.Unlock()
+	return invokers[i]
 }
 
 type srLB struct{ b *Balancers }
@@ -581,7 +620,20 @@ func (l *srLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker
 	}
 	p := l.b.planFor(invokers)
 	m := Method(inv)
-	return invokers[l.b.windows.Pick(p.set.Table(m), p.windowsFor(l.b.windows, m), l.b.rnd)]
+	t, wins, st := p.set.Table(m), p.windowsFor(l.b.windows, m), p.statuses(m)
+	sl := l.b.scratchFor(len(st))
+	if sl == nil {
+		return invokers[l.b.windows.Pick(t, wins, l.b.rnd)]
+	}
+	v := sl.s.Values[:len(st)]
+	wins = wins[:len(st)]
+	for i, s := range st {
+		// statusCounters' reads, without the interface calls.
+		v[i] = wins[i].EstimateOf(int64(s.GetActive()), int64(s.GetTotal()-s.GetFailed()), s.GetTotalElapsed()-s.GetFailedElapsed())
+	}
+	i := l.b.windows.PickValues(t, &sl.s, l.b.rnd)
+	sl.mu.Unlock()
+	return invokers[i]
 }
 
 type chLB struct{ b *Balancers }

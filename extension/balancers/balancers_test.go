@@ -138,3 +138,54 @@ func TestConcurrentPicks(t *testing.T) {
 	}
 	t.Logf("plans built: %d", b.Plans())
 }
+
+// The dense path (a scratch slot) and the fallback when every slot is busy
+// (leastactive.PickBy over the counters) pick the same providers for the
+// same draws, over active counts and successes with partial ties; picks
+// over 1,000 providers allocate nothing.
+func TestScratchAndFallbackAgree(t *testing.T) {
+	invs := invokers(t, 1000, "&weight=10&timestamp=1")
+	for i := 0; i < len(invs); i += 7 {
+		invs[i] = invokers(t, 1, fmt.Sprintf("&weight=%d", 1+i%5))[0]
+	}
+	const method = "scratchAgree"
+	inv := invocation.NewRPCInvocation(method, nil, nil)
+	defer base.CleanAllStatus()
+	for i, ivk := range invs {
+		u := ivk.GetURL()
+		for k := 0; k < 1+i%3; k++ { // actives 1..3: a third of the providers hold the least
+			base.BeginCount(u, method)
+		}
+		// A success each (elapsed 1..4): shortestresponse's estimates
+		// (elapsed x (active+1)) tie in part too.
+		base.BeginCount(u, method)
+		base.EndCount(u, method, int64(1+i%4), true)
+	}
+	draws := uint64(12345)
+	rnd := func(bound int) int {
+		draws = draws*6364136223846793005 + 1442695040888963407
+		return int(draws>>33) % bound
+	}
+	b := New(Options{Rand: rnd})
+	for _, name := range []string{"leastactive", "shortestresponse"} {
+		lb := b.Get(name)
+		for k := 0; k < 200; k++ {
+			seed := draws
+			dense := lb.Select(invs, inv)
+			for s := range b.scratch {
+				b.scratch[s].mu.Lock()
+			}
+			draws = seed
+			fallback := lb.Select(invs, inv)
+			for s := range b.scratch {
+				b.scratch[s].mu.Unlock()
+			}
+			if dense != fallback {
+				t.Fatalf("%s pick %d: dense %v, fallback %v", name, k, dense.GetURL(), fallback.GetURL())
+			}
+		}
+		if n := testing.AllocsPerRun(200, func() { lb.Select(invs, inv) }); n != 0 {
+			t.Errorf("%s over 1000: %v allocs per pick", name, n)
+		}
+	}
+}

@@ -33,12 +33,19 @@ type Window struct {
 
 // Estimate is Java's getEstimateResponse.
 func (w *Window) Estimate() int64 {
-	succeeded := w.c.Succeeded() - w.offset.Load()
+	return w.EstimateOf(w.c.Active(), w.c.Succeeded(), w.c.SucceededElapsed())
+}
+
+// EstimateOf is Estimate from the window's counters as the caller read
+// them (their Active, Succeeded and SucceededElapsed): a caller holding
+// the concrete counters reads them without the interface calls.
+func (w *Window) EstimateOf(active, succeeded, succeededElapsed int64) int64 {
+	succeeded -= w.offset.Load()
 	var avg int64
 	if succeeded != 0 {
-		avg = (w.c.SucceededElapsed() - w.elapsedOffset.Load()) / succeeded
+		avg = (succeededElapsed - w.elapsedOffset.Load()) / succeeded
 	}
-	return avg * (w.c.Active() + 1)
+	return avg * (active + 1)
 }
 
 func (w *Window) reset() {
@@ -84,10 +91,50 @@ func (ws *Windows) Window(c Counters) *Window {
 	return w
 }
 
+// Windows returns the windows of cs, in order, as Window does; the ones
+// made here are allocated together, so that a routed list's windows are
+// adjacent in memory.
+func (ws *Windows) Windows(cs []Counters) []*Window {
+	out := make([]*Window, len(cs))
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	var slab []Window
+	for i, c := range cs {
+		w := ws.byCounters[c]
+		if w == nil {
+			if len(slab) == 0 {
+				slab = make([]Window, len(cs)-i)
+			}
+			w = &slab[0]
+			slab = slab[1:]
+			w.c = c
+			ws.byCounters[c] = w
+		}
+		out[i] = w
+	}
+	return out
+}
+
 // Pick returns the index Java's ShortestResponseLoadBalance picks, given
 // the routed providers' windows (windows[i] for provider i of t).
 func (ws *Windows) Pick(t *weight.Table, windows []*Window, rnd weight.Rand) int {
 	i := leastactive.PickBy(t, func(i int) int64 { return windows[i].Estimate() }, rnd)
+	ws.slide()
+	return i
+}
+
+// PickValues is Pick over estimates the caller computed into
+// s.Values[:len(t.Weights)] (Window.EstimateOf, after s.Grow): the same
+// pick, leastactive.PickValues's single pass over dense values.
+func (ws *Windows) PickValues(t *weight.Table, s *leastactive.Scratch, rnd weight.Rand) int {
+	i := leastactive.PickValues(t, s, rnd)
+	ws.slide()
+	return i
+}
+
+// slide restarts every window once the slide period has passed (Java's
+// resetSlideWindow, after the pick).
+func (ws *Windows) slide() {
 	if now := ws.clock(); now-ws.last.Load() > ws.period && ws.resetting.CompareAndSwap(false, true) {
 		ws.mu.Lock()
 		for _, w := range ws.byCounters {
@@ -97,5 +144,4 @@ func (ws *Windows) Pick(t *weight.Table, windows []*Window, rnd weight.Rand) int
 		ws.last.Store(ws.clock())
 		ws.resetting.Store(false)
 	}
-	return i
 }

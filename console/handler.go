@@ -100,8 +100,21 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"dec":    func(i int) int { return i - 1 },
 	"cells":  branchRows,
 	"pcent":  func(f float64) string { return fmt.Sprintf("%.2f%%", f*100) },
-	"picked": func(p outcome.Pick) string { return fmt.Sprintf("#%d of %v", p.Pick, p.Weights) },
+	"picked": pickedText,
 }).Parse(pageHTML))
+
+// pickedText renders one weighted pick of an outcome: the candidate taken,
+// the candidates' weights, and the draw values out of W that take it.
+func pickedText(p outcome.Pick) string {
+	var total, n int64
+	for _, c := range p.Counts {
+		total += c
+	}
+	if p.Pick >= 0 && p.Pick < len(p.Counts) {
+		n = p.Counts[p.Pick]
+	}
+	return fmt.Sprintf("#%d of %v: %d/%d", p.Pick, p.Weights, n, total)
+}
 
 func deref(p *int) int {
 	if p == nil {

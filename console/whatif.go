@@ -41,9 +41,9 @@ type WhatIf struct {
 	// Eligible are the providers left after the chain (this draw).
 	Eligible []string `json:"eligible"`
 	// Outcomes are every result the weighted picks can give, each with its
-	// exact probability under dubboroute (p) and Java 3.3 (java_p) and the
-	// picks on its path; a single outcome with no picks when the call
-	// makes no weighted pick.
+	// exact probability (p, which is Java 3.3's: dubboroute draws as Java
+	// does) and the picks on its path; a single outcome with no picks when
+	// the call makes no weighted pick.
 	Outcomes []outcome.Leaf `json:"outcomes"`
 	// Gray is what the gray balancer would decide for the eligible
 	// providers (absent when the reference does not use it or none is

@@ -54,8 +54,16 @@ type ConditionStep struct {
 	ThenKept    int    `json:"then_kept"`
 	Out         int    `json:"out"`
 	Branch      Branch `json:"branch"`
-	// Destination is the chosen v3.1 destination index (-1 otherwise).
+	// Destination is the chosen v3.1 destination index (-1 otherwise); for
+	// a mesh draw, the index of the drawn route destination.
 	Destination int `json:"destination,omitempty"`
+	// Weights are the effective weights of the candidates of a weighted
+	// draw (BranchWeighted), in draw order: the v3.1 destinations whose
+	// subset keeps a provider, or every destination of a mesh route (each
+	// max(weight, 1)). Filled only when tracing.
+	Weights []int64 `json:"weights,omitempty"`
+	// Candidate is the position in Weights of the drawn candidate.
+	Candidate int `json:"candidate,omitempty"`
 }
 
 // Step is what one router of the chain did with a call.

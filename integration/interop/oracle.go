@@ -194,7 +194,6 @@ type rawAnswer struct {
 	Destinations []struct {
 		Result []string `json:"result"`
 		P      string   `json:"p"`
-		JavaP  *string  `json:"java_p"`
 	} `json:"destinations"`
 	Rejected []struct {
 		Rule int `json:"rule"`
@@ -209,9 +208,9 @@ type rawAnswer struct {
 	Error string `json:"error"`
 }
 
-// Normalize reduces an answer line of either side to an Answer. Go's lines
-// carry Java's probability as java_p (dubboroute's own p differs by the
-// documented off-by-one of Java's weighted pick); the oracle's as p.
+// Normalize reduces an answer line of either side to an Answer. Both sides
+// carry the exact probability of each destination leaf as p (dubboroute
+// draws weighted picks as Java does).
 func Normalize(line json.RawMessage) (Answer, error) {
 	var r rawAnswer
 	if err := json.Unmarshal(line, &r); err != nil {
@@ -221,9 +220,6 @@ func Normalize(line json.RawMessage) (Answer, error) {
 	sums := map[string]*big.Rat{}
 	for _, d := range r.Destinations {
 		ps := d.P
-		if d.JavaP != nil {
-			ps = *d.JavaP
-		}
 		p, ok := new(big.Rat).SetString(ps)
 		if !ok {
 			return Answer{}, fmt.Errorf("answer %s: bad probability %q", line, ps)

@@ -62,7 +62,7 @@ var codes = []Code{
 	{"DR118", "traffic-disabled", SevWarning, "add a 'to' list: a v3.1 condition without destinations blocks every matching consumer"},
 	{"DR119", "target-all-providers", SevWarning, "write a real match: in v3.1 a blank or false to.match selects ALL providers (in v3.0 it blocks)"},
 	{"DR120", "weight-defaulted", SevWarning, "use a positive weight: Java replaces weights <= 0 by 100"},
-	{"DR121", "first-destination-odd", SevInfo, "Java gives the first destination one extra unit of the total weight; dubboroute picks exactly w/W"},
+	{"DR121", "first-destination-odd", SevInfo, "expect w1+1 of W draw values for the first destination and wn-1 for the last, as Java draws (a last destination of weight 1 is never drawn)"},
 	{"DR199", "condition-finding", SevWarning, "see the message"},
 
 	{"DR201", "tag-warning", SevWarning, "see the message"},
@@ -84,7 +84,7 @@ var codes = []Code{
 	{"DR407", "mesh-short-fallback", SevWarning, "write fallback: {destination: {subset: ...}}: Java ignores fallback: {subset: ...}"},
 	{"DR408", "mesh-bad-regex", SevWarning, "fix the regex: Java throws on every call that reaches it and the call fails with no provider"},
 	{"DR409", "mesh-subset-not-defined", SevWarning, "define the subset in a DestinationRule of the same key: an undefined subset never has providers"},
-	{"DR410", "mesh-weights", SevInfo, "give every destination an explicit weight; dubboroute draws exactly w/W, Java gives the first destination one draw value more and the last one fewer"},
+	{"DR410", "mesh-weights", SevInfo, "give every destination an explicit weight (Java counts a missing one as 1); as Java draws, the first destination gets one draw value more than its weight and the last one fewer"},
 	{"DR411", "mesh-host-not-app", SevWarning, "Java never reads host: the key's application decides which providers a rule routes; name the host after it to avoid confusion"},
 	{"DR412", "mesh-clears", SevWarning, "the value has no standard VirtualService/DestinationRule: Java clears this application's mesh rule (delete the key if that is meant)"},
 	{"DR413", "mesh-subset-empty", SevWarning, "check the subset labels against the providers (labels are read consumer value first for most keys)"},

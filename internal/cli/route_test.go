@@ -224,9 +224,7 @@ func TestRouteJavaSmoke(t *testing.T) {
 		if j.Destinations != nil {
 			var mine []javaLeaf
 			for _, l := range g.Destinations {
-				if !strings.HasPrefix(l.JavaP, "0/") { // Java never takes a zero-count candidate
-					mine = append(mine, javaLeaf{Result: l.Result, P: l.JavaP})
-				}
+				mine = append(mine, javaLeaf{Result: l.Result, P: l.P})
 			}
 			if !reflect.DeepEqual(mine, j.Destinations) {
 				t.Errorf("%s: destinations %+v, Java %+v", j.ID, mine, j.Destinations)
@@ -243,12 +241,15 @@ func TestRouteDestinationsAndSamples(t *testing.T) {
 		t.Fatalf("exit %d, destinations %+v", code, r.Destinations)
 	}
 	d0, d1 := r.Destinations[0], r.Destinations[1]
-	if !reflect.DeepEqual(d0.Result, []string{"b20880"}) || d0.P != "1/4" || d0.JavaP != "13/50" || *d0.Weight != 25 ||
-		!reflect.DeepEqual(d1.Result, []string{"b20881"}) || d1.P != "3/4" || d1.JavaP != "37/50" || *d1.Weight != 75 {
+	if !reflect.DeepEqual(d0.Result, []string{"b20880"}) || d0.P != "13/50" || *d0.Weight != 25 ||
+		!reflect.DeepEqual(d1.Result, []string{"b20881"}) || d1.P != "37/50" || *d1.Weight != 75 {
 		t.Fatalf("destinations %+v %+v", d0, d1)
 	}
-	if !reflect.DeepEqual(d0.Picks[0].JavaCounts, []int64{26, 74}) {
-		t.Fatalf("java counts %v", d0.Picks[0].JavaCounts)
+	for i, d := range r.Destinations {
+		if len(d.Picks) != 1 || !reflect.DeepEqual(d.Picks[0].Counts, []int64{26, 74}) ||
+			!reflect.DeepEqual(d.Picks[0].Weights, []int64{25, 75}) || d.Picks[0].Pick != i {
+			t.Fatalf("picks of destination %d: %+v", i, d.Picks)
+		}
 	}
 
 	r, _ = routeOne(t, c, "--samples", "4000", "--seed", "7")

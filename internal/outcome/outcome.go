@@ -10,28 +10,28 @@ import (
 	"github.com/dubboroute/dubboroute/router"
 )
 
-// Leaf is one path through the v3.1 weighted picks of a call: the result,
-// its exact probability under dubboroute (P, Prob: each destination w/W) and
-// under Java 3.3 (JavaP, JavaProb: the first candidate w+1, the last w-1),
-// the weight of the destination picked last (nil when no pick was made),
-// and every pick on the path.
+// Leaf is one path through the weighted picks of a call (v3.1 condition
+// destinations, mesh route destinations): the result, its exact
+// probability (P as "num/den", Prob as a float) under Java 3.3's draw, which
+// dubboroute reproduces (the first candidate of a pick gets w+1 of the W
+// draw values, the last w-1), the effective weight of the destination
+// picked last (nil when no pick was made), and every pick on the path.
 type Leaf struct {
-	Result   []string `json:"result"`
-	P        string   `json:"p"`
-	Prob     float64  `json:"prob"`
-	JavaP    string   `json:"java_p"`
-	JavaProb float64  `json:"java_prob"`
-	Weight   *int64   `json:"weight"`
-	Picks    []Pick   `json:"picks"`
+	Result []string `json:"result"`
+	P      string   `json:"p"`
+	Prob   float64  `json:"prob"`
+	Weight *int64   `json:"weight"`
+	Picks  []Pick   `json:"picks"`
 }
 
-// Pick is one weighted draw: the candidates' effective weights, Java's
-// number of draw values out of W that pick each ("counts", as the Java
-// oracle names them), and the candidate taken.
+// Pick is one weighted draw: the candidates' effective weights (from the
+// trace), how many of the W draw values pick each ("counts", as the Java
+// oracle names them; found by routing every range of draw values), and the
+// candidate taken (an index into both).
 type Pick struct {
-	Weights    []int64 `json:"weights"`
-	JavaCounts []int64 `json:"counts"`
-	Pick       int     `json:"pick"`
+	Weights []int64 `json:"weights"`
+	Counts  []int64 `json:"counts"`
+	Pick    int     `json:"pick"`
 }
 
 // MaxLeaves bounds the destination enumeration, as the Java oracle does.
@@ -52,33 +52,44 @@ func (s *script) rand(n uint64) uint64 {
 	return 0
 }
 
+// drawn is what the trace says about one weighted pick.
+type drawn struct {
+	weights   []int64
+	candidate int
+}
+
 // Enumerate lists every outcome of one call's weighted picks with its exact
 // probability. compile builds the router chain with the given Rand (the
 // chain draws every weighted pick from it) and returns a function routing
 // the call with a trace; ids names the providers of a routed set. The route
 // command and the console (the live snapshot's rules recompiled with a
 // scripted Rand) share it, so both enumerate through the routing code
-// itself.
+// itself: the draw values of each candidate are counted by routing, which
+// makes the probabilities the routers' own (Java's).
+//
+// The candidate a draw takes must not decrease as the draw value grows
+// (true of both routers: the first candidate with r <= its cumulative
+// weight), so each candidate's values form one range, found by bisection.
 func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids func(*router.Set) []string) ([]Leaf, error) {
 	sc := &script{}
 	route := compile(sc.rand)
-	run := func(plan []uint64) (*router.Set, []uint64, []int) {
+	run := func(plan []uint64) (*router.Set, []uint64, []drawn) {
 		sc.plan, sc.calls = plan, sc.calls[:0]
 		tr := &router.Trace{}
 		set := route(tr)
-		var picks []int
+		var picks []drawn
 		for _, st := range tr.Steps {
 			for _, c := range st.Conditions {
 				if c.Branch == router.BranchWeighted {
-					picks = append(picks, c.Destination)
+					picks = append(picks, drawn{c.Weights, c.Candidate})
 				}
 			}
 		}
 		return set, append([]uint64(nil), sc.calls...), picks
 	}
 	var leaves []Leaf
-	var walk func(plan []uint64, path []drawLevel) error
-	walk = func(plan []uint64, path []drawLevel) error {
+	var walk func(plan []uint64, path []Pick) error
+	walk = func(plan []uint64, path []Pick) error {
 		set, calls, _ := run(plan)
 		d := len(plan)
 		if len(calls) <= d {
@@ -89,16 +100,23 @@ func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids fu
 			return nil
 		}
 		n := calls[d]
+		var weights []int64
 		pickAt := func(x uint64) int {
 			_, _, picks := run(append(append([]uint64(nil), plan...), x))
 			if d < len(picks) {
-				return picks[d]
+				if weights == nil {
+					weights = picks[d].weights
+				}
+				return picks[d].candidate
 			}
 			return -1
 		}
 		// Candidate ranges [lo, hi) of the draw value.
-		var los []uint64
-		var weights []int64
+		type span struct {
+			lo, n uint64
+			cand  int
+		}
+		var spans []span
 		for lo := uint64(0); lo < n; {
 			t := pickAt(lo)
 			a, b := lo+1, n
@@ -110,13 +128,36 @@ func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids fu
 					a = mid + 1
 				}
 			}
-			los = append(los, lo)
-			weights = append(weights, int64(a-lo))
+			spans = append(spans, span{lo, a - lo, t})
 			lo = a
 		}
-		for k, lo := range los {
-			next := append(append([]uint64(nil), plan...), lo)
-			if err := walk(next, append(append([]drawLevel(nil), path...), drawLevel{weights, k})); err != nil {
+		// counts[i]: draw values taking candidate i of the trace's weights.
+		// A draw without a weighted trace step (or a candidate outside the
+		// trace's weights, or in two ranges) counts the ranges in order.
+		counts := make([]int64, len(weights))
+		aligned := len(weights) > 0
+		for _, sp := range spans {
+			if sp.cand < 0 || sp.cand >= len(weights) || counts[sp.cand] != 0 {
+				aligned = false
+				break
+			}
+			counts[sp.cand] = int64(sp.n)
+		}
+		if !aligned {
+			counts = counts[:0]
+			for _, sp := range spans {
+				counts = append(counts, int64(sp.n))
+			}
+			weights = counts
+		}
+		for k, sp := range spans {
+			pick := k
+			if aligned {
+				pick = sp.cand
+			}
+			next := append(append([]uint64(nil), plan...), sp.lo)
+			lv := Pick{Weights: weights, Counts: counts, Pick: pick}
+			if err := walk(next, append(append([]Pick(nil), path...), lv)); err != nil {
 				return err
 			}
 		}
@@ -128,49 +169,25 @@ func Enumerate(compile func(router.Rand) func(*router.Trace) *router.Set, ids fu
 	return leaves, nil
 }
 
-// drawLevel is one draw on a path: the candidates' weights and the pick.
-type drawLevel struct {
-	weights []int64
-	pick    int
-}
-
-func makeLeaf(result []string, path []drawLevel) Leaf {
-	p, jp := big.NewRat(1, 1), big.NewRat(1, 1)
+func makeLeaf(result []string, path []Pick) Leaf {
+	p := big.NewRat(1, 1)
 	l := Leaf{Result: result, Picks: []Pick{}}
 	for _, lv := range path {
 		var total int64
-		for _, w := range lv.weights {
-			total += w
+		for _, c := range lv.Counts {
+			total += c
 		}
-		jc := javaCounts(lv.weights)
-		p.Mul(p, big.NewRat(lv.weights[lv.pick], total))
-		jp.Mul(jp, big.NewRat(jc[lv.pick], total))
-		w := lv.weights[lv.pick]
+		p.Mul(p, big.NewRat(lv.Counts[lv.Pick], total))
+		w := lv.Weights[lv.Pick]
 		l.Weight = &w
-		l.Picks = append(l.Picks, Pick{Weights: lv.weights, JavaCounts: jc, Pick: lv.pick})
+		l.Picks = append(l.Picks, lv)
 	}
-	l.P, l.JavaP = p.RatString(), jp.RatString()
+	l.P = p.RatString()
 	if !strings.Contains(l.P, "/") {
 		l.P += "/1"
 	}
-	if !strings.Contains(l.JavaP, "/") {
-		l.JavaP += "/1"
-	}
 	l.Prob, _ = p.Float64()
-	l.JavaProb, _ = jp.Float64()
 	return l
-}
-
-// javaCounts is how many of Java's W draw values pick each candidate:
-// DestinationSet.randDestination returns the first i with r - prefix_i <= 0
-// for r in [0, W), so the first gets w+1, the last w-1, the others w.
-func javaCounts(w []int64) []int64 {
-	out := append([]int64(nil), w...)
-	if len(out) > 1 {
-		out[0]++
-		out[len(out)-1]--
-	}
-	return out
 }
 
 // GrayInfo is what the gray balancer would do with the eligible providers.

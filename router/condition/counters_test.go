@@ -108,11 +108,11 @@ conditions:
 // TestCountersV31: every destination's picks are counted, by the scripted
 // draws.
 func TestCountersV31(t *testing.T) {
-	draws := []uint64{0, 50, 99, 10, 29, 30}
+	draws := []uint64{0, 50, 99, 10, 30, 31}
 	i := 0
 	rnd := func(n uint64) uint64 { d := draws[i%len(draws)] % n; i++; return d }
 	c, u := compileCounted(t, counterRuleV31, rnd)
-	route(c, u, "a", 6) // r < 30: to[0]: 0, 10, 29; else to[1]: 50, 99, 30
+	route(c, u, "a", 6) // r <= 30 (Java): to[0]: 0, 10, 30; else to[1]: 50, 99, 31
 	route(c, u, "b", 2) // no bj: fallback
 	const l0, l1 = "#0 method=a => region=hz (30) | region=sh (70)", "#1 method=b => region=bj (100)"
 	cnt := c.Counters()

@@ -194,12 +194,12 @@ func naiveRoute(r *Rule, cons *router.URL, provs []*router.URL, in []int, call *
 				in = dests[0]
 			case len(dests) > 1:
 				rv := int64(draw % uint64(total))
-				for i := range dests {
-					if rv < ws[i] {
+				for i := range dests { // Java's DestinationSet.randDestination
+					rv -= ws[i]
+					if rv <= 0 {
 						in = dests[i]
 						break
 					}
-					rv -= ws[i]
 				}
 			case r.Force:
 				return nil

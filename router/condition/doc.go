@@ -59,10 +59,14 @@
 // says; otherwise input ∩ then-set, or empty with force, or the input
 // (fallback). Conditions chain in list order. v3.1 (spec §5.8): no "to" ->
 // empty; otherwise the destinations whose set meets the input are the
-// candidates; one -> it; several -> one whole subset drawn by weight; none
+// candidates; one -> it; several -> one whole subset drawn by weight as
+// Java's DestinationSet draws it (r in [0, W), the first candidate with
+// r <= its cumulative weight: the first gets (w1+1)/W, the last (wn-1)/W,
+// so Go and Java consumers split traffic the same); none
 // -> empty with force, else the input. A non-nil *router.Step receives one
 // router.ConditionStep per condition (when matched, kept, branch, chosen
-// destination) and a summary branch; with a nil step nothing is recorded.
+// destination and, for a weighted pick, the candidates' weights) and a
+// summary branch; with a nil step nothing is recorded.
 //
 // Values follow Java 3.2+ exactly: a missing key fails both "=" and "!=";
 // a missing or unresolvable argument/attachment key is the sentinel string
@@ -73,14 +77,7 @@
 //
 // # Deliberate divergences from Java
 //
-//  1. Weighted pick. Java draws r in [0, W) and takes the first destination
-//     with r - prefix <= 0, which gives the first candidate (w1+1)/W and the
-//     last (wn-1)/W. dubboroute takes the first with r < cumulative weight,
-//     so each candidate gets exactly w_i/W. Reason: the off-by-one only
-//     shifts probability and is a bug; eligibility is unchanged. Compiled.
-//     Destinations / ConditionDestinations report both probabilities so the
-//     Java-oracle comparison can use Java's exact numbers.
-//  2. Argument rendering. Java's String.valueOf is reproduced for strings,
+//  1. Argument rendering. Java's String.valueOf is reproduced for strings,
 //     nil ("null"), booleans, integers and floats (Double.toString /
 //     Float.toString with shortest digits, as JDK 19+). Go's int32 is
 //     rendered as a number even when it stands for a Java char. Other types
@@ -88,16 +85,16 @@
 //     fmt.Sprint, where Java would print ClassName@hash: only "*" and "!="
 //     patterns are meaningful for them in either language. Strings and
 //     integers below 100 do not allocate; other values may.
-//  3. configVersion above v3.1. Java 3.3 sets its rule to null and keeps
+//  2. configVersion above v3.1. Java 3.3 sets its rule to null and keeps
 //     whatever v3.0 per-condition routers it had (even from an older rule);
 //     dubboroute returns ErrUnsupportedVersion and the caller keeps the
 //     previous rule whatever its version.
-//  4. YAML details that only change how a broken rule fails: merge keys
+//  3. YAML details that only change how a broken rule fails: merge keys
 //     ("<<") are rejected; nested maps or lists inside v3.1 from/to values are
 //     rejected (fastjson would render them as JSON text); a v3.0 condition
 //     that is a map or list is rendered like Java's LinkedHashMap/ArrayList
 //     toString; values expanding through aliases beyond 10,000 nodes are
 //     rejected (SnakeYAML refuses more than 50 collection aliases).
-//  5. A nil *router.Call is treated as a call with an empty method name, no
+//  4. A nil *router.Call is treated as a call with an empty method name, no
 //     arguments and no attachments (Java always has an invocation).
 package condition

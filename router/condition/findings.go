@@ -2,8 +2,9 @@ package condition
 
 import (
 	"fmt"
-	"github.com/dubboroute/dubboroute/internal/javastr"
 	"strings"
+
+	"github.com/dubboroute/dubboroute/internal/javastr"
 )
 
 // Finding is a lint observation about an accepted rule: something Java
@@ -42,7 +43,7 @@ const (
 	FindTrafficDisabled     = "traffic-disabled"      // v3.1 condition without destinations (§9.9)
 	FindTargetAll           = "target-all-providers"  // v3.1 to.match blank/false: every provider (§9.9)
 	FindWeightDefaulted     = "weight-defaulted"      // v3.1 weight <= 0 replaced by 100 (§9.9)
-	FindFirstDestinationOdd = "first-destination-odd" // v3.1: Java gives the first destination one extra unit (§9.9)
+	FindFirstDestinationOdd = "first-destination-odd" // v3.1: Java's draw gives the first destination one extra unit, the last one less (§9.9)
 )
 
 // Findings returns the lint findings of the rule, in discovery order. The
@@ -103,4 +104,38 @@ func lintRange(key, v string, when bool, note func(code, format string, a ...any
 			note(FindRangeNonNumeric, "%s: range bound %q of %q is not a non-negative integer; Java reads it as 0", key, b, v)
 		}
 	}
+}
+
+// drawMessage explains Java's weighted pick over the destinations ts (with
+// effective weights) when all of them have providers:
+// DestinationSet.randDestination draws r in [0, W) and takes the first
+// candidate with r <= its cumulative weight, so the first gets w1+1 of the
+// W draw values and the last wn-1.
+func drawMessage(ts []Target) string {
+	var total int64
+	counts := make([]int64, len(ts))
+	for i, t := range ts {
+		total += t.Weight
+		counts[i] = t.Weight
+	}
+	counts[0]++
+	counts[len(counts)-1]--
+	var b strings.Builder
+	fmt.Fprintf(&b, "weighted pick: Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: when every destination has providers, ", total)
+	if len(counts) == 2 {
+		fmt.Fprintf(&b, "the first gets %d/%d, the last %d/%d", counts[0], total, counts[1], total)
+	} else {
+		b.WriteString("the destinations get ")
+		for i, c := range counts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d/%d", c, total)
+		}
+	}
+	if counts[len(counts)-1] == 0 {
+		b.WriteString("; the last is never drawn")
+	}
+	b.WriteString(" (a destination without providers leaves the draw: W shrinks, and the extra and missing value go to the first and last candidates left)")
+	return b.String()
 }

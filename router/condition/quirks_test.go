@@ -2,6 +2,7 @@ package condition
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -98,7 +99,7 @@ func TestExplainRecordsEveryCondition(t *testing.T) {
 		t.Fatalf("steps %+v", st.Conditions)
 	}
 	for i := range want {
-		if st.Conditions[i] != want[i] {
+		if !reflect.DeepEqual(st.Conditions[i], want[i]) {
 			t.Fatalf("step %d = %+v, want %+v", i, st.Conditions[i], want[i])
 		}
 	}

@@ -95,10 +95,14 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			}
 		}
 		if step != nil {
-			step.Conditions = append(step.Conditions, router.ConditionStep{
+			cs := router.ConditionStep{
 				Index: cc.index, Text: cc.text, WhenMatched: matched,
 				In: before.Len(), ThenKept: kept, Out: out.Len(), Branch: br, Destination: dest,
-			})
+			}
+			if br == router.BranchWeighted {
+				cs.Weights, cs.Candidate = c.candidateWeights(cc, before, dest)
+			}
+			step.Conditions = append(step.Conditions, cs)
 		}
 	}
 	if count && later == 0 {
@@ -130,9 +134,10 @@ func (c *Compiled) routeV30(cc *compiledCond, in *router.Set) (*router.Set, rout
 }
 
 // routeV31 draws one destination among those with a non-empty intersection
-// with in: r uniform in [0, W) and the first destination with r < cumulative
-// weight wins, so destination i is chosen with probability w_i/W exactly
-// (Java gives the first one an extra unit; see the package documentation).
+// with in, as Java's DestinationSet.randDestination: r uniform in [0, W) and
+// the first destination with r <= its cumulative weight wins (Java:
+// r -= w; if r <= 0), so the first candidate gets (w1+1)/W, the last
+// (wn-1)/W and the others w_i/W.
 func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, router.Branch, int, int32) {
 	if len(cc.targets) == 0 {
 		return c.u.None(), router.BranchBlacklist, -1, cc.ids.blacklist
@@ -164,13 +169,32 @@ func (c *Compiled) routeV31(cc *compiledCond, in *router.Set) (*router.Set, rout
 		}
 		last = i
 		cum += cc.targets[i].weight
-		if r < cum {
+		if r <= cum {
 			return s, router.BranchWeighted, i, cc.ids.dest(i)
 		}
 	}
 	// Unreachable with a conforming Rand (r < total); a misbehaving one gets
 	// the last candidate rather than a panic.
 	return c.u.And(in, cc.targets[last].set), router.BranchWeighted, last, cc.ids.dest(last)
+}
+
+// candidateWeights returns the effective weights of the candidates of a
+// weighted pick of cc for input in (the destinations whose subset keeps a
+// provider) and the position among them of destination dest. It allocates:
+// only traces call it.
+func (c *Compiled) candidateWeights(cc *compiledCond, in *router.Set, dest int) ([]int64, int) {
+	var ws []int64
+	pos := -1
+	for i := range cc.targets {
+		if c.u.And(in, cc.targets[i].set).Empty() {
+			continue
+		}
+		if i == dest {
+			pos = len(ws)
+		}
+		ws = append(ws, cc.targets[i].weight)
+	}
+	return ws, pos
 }
 
 // Destination is one candidate of a v3.1 weighted pick.
@@ -183,11 +207,10 @@ type Destination struct {
 	Weight int64
 	// Set is the providers the destination would route to.
 	Set *router.Set
-	// Probability is this package's chance of picking it: Weight / W.
+	// Probability is Java 3.3's (and this package's) chance of picking it:
+	// (w+1)/W for the first candidate, (w-1)/W for the last, w/W
+	// otherwise; 1 for a single candidate.
 	Probability float64
-	// JavaProbability is Java 3.3's chance: (w+1)/W for the first candidate,
-	// (w-1)/W for the last, w/W otherwise; 1 for a single candidate.
-	JavaProbability float64
 }
 
 // ConditionDestinations returns the candidate destinations of condition
@@ -214,19 +237,18 @@ func (c *Compiled) ConditionDestinations(cond int, in *router.Set, call *router.
 		ds = append(ds, Destination{Condition: cc.index, Target: i, Weight: cc.targets[i].weight, Set: s})
 	}
 	if len(ds) == 1 {
-		ds[0].Probability, ds[0].JavaProbability = 1, 1
+		ds[0].Probability = 1
 		return ds
 	}
 	for i := range ds {
-		ds[i].Probability = float64(ds[i].Weight) / float64(total)
-		jw := ds[i].Weight
+		n := ds[i].Weight
 		switch i {
 		case 0:
-			jw++
+			n++
 		case len(ds) - 1:
-			jw--
+			n--
 		}
-		ds[i].JavaProbability = float64(jw) / float64(total)
+		ds[i].Probability = float64(n) / float64(total)
 	}
 	return ds
 }

@@ -344,10 +344,13 @@ func TestV31Algorithm(t *testing.T) {
 		{"no destination keeps a provider: fallback", head + "conditions:\n- to: [{match: region=x}]\n", 0, "p1 p2 p3 p4", router.BranchFallback},
 		{"no destination keeps a provider: force", head + "force: true\nconditions:\n- to: [{match: region=x}]\n", 0, "-", router.BranchForceEmpty},
 		{"weighted pick low r takes the first", head + "conditions:\n- to: [{match: region=beijing, weight: 100}, {match: region=hangzhou, weight: 900}]\n", 99, "p2", router.BranchWeighted},
-		{"weighted pick r == w1 takes the second (exact weights)", head + "conditions:\n- to: [{match: region=beijing, weight: 100}, {match: region=hangzhou, weight: 900}]\n", 100, "p1 p4", router.BranchWeighted},
-		{"empty candidates are skipped in the walk", head + "conditions:\n- to: [{match: region=x, weight: 500}, {match: region=beijing, weight: 1}, {match: region=hangzhou, weight: 1}]\n", 1, "p1 p4", router.BranchWeighted},
-		{"weight 0 becomes 100", head + "conditions:\n- to: [{match: region=beijing, weight: 0}, {match: region=hangzhou, weight: 100}]\n", 99, "p2", router.BranchWeighted},
-		{"negative weight becomes 100", head + "conditions:\n- to: [{match: region=beijing, weight: -5}, {match: region=hangzhou, weight: 100}]\n", 100, "p1 p4", router.BranchWeighted},
+		{"weighted pick r == w1 takes the first (Java: r - w1 <= 0)", head + "conditions:\n- to: [{match: region=beijing, weight: 100}, {match: region=hangzhou, weight: 900}]\n", 100, "p2", router.BranchWeighted},
+		{"weighted pick r == w1+1 takes the second", head + "conditions:\n- to: [{match: region=beijing, weight: 100}, {match: region=hangzhou, weight: 900}]\n", 101, "p1 p4", router.BranchWeighted},
+		{"weighted pick r == W-1 takes the last", head + "conditions:\n- to: [{match: region=beijing, weight: 100}, {match: region=hangzhou, weight: 900}]\n", 999, "p1 p4", router.BranchWeighted},
+		{"empty candidates are skipped in the walk", head + "conditions:\n- to: [{match: region=x, weight: 500}, {match: region=beijing, weight: 1}, {match: region=hangzhou, weight: 2}]\n", 2, "p1 p4", router.BranchWeighted},
+		{"a last candidate of weight 1 is never drawn", head + "conditions:\n- to: [{match: region=x, weight: 500}, {match: region=beijing, weight: 1}, {match: region=hangzhou, weight: 1}]\n", 1, "p2", router.BranchWeighted},
+		{"weight 0 becomes 100", head + "conditions:\n- to: [{match: region=beijing, weight: 0}, {match: region=hangzhou, weight: 100}]\n", 100, "p2", router.BranchWeighted},
+		{"negative weight becomes 100", head + "conditions:\n- to: [{match: region=beijing, weight: -5}, {match: region=hangzhou, weight: 100}]\n", 101, "p1 p4", router.BranchWeighted},
 		{"disabled v3.1 passes input", head + "enabled: false\nconditions:\n- to: []\n", 0, "p1 p2 p3 p4", router.BranchDisabled},
 		{"case-insensitive configVersion", "configVersion: V3.1\nconditions:\n- to: [{match: region=beijing}]\n", 0, "p2", router.BranchMatched},
 		{"v3.1 keeps consumer. in values (no prefix removal)", head + "conditions:\n- to: [{match: region=my-consumer.zone}]\n", 0, "p1 p2 p3 p4", router.BranchFallback},
@@ -375,22 +378,73 @@ func TestV31DestinationsProbabilities(t *testing.T) {
 	if len(ds) != 2 {
 		t.Fatalf("destinations %+v", ds)
 	}
-	if ds[0].Probability != 0.1 || ds[1].Probability != 0.9 {
-		t.Fatalf("ours %v %v", ds[0].Probability, ds[1].Probability)
-	}
-	if ds[0].JavaProbability != 0.101 || ds[1].JavaProbability != 0.899 {
-		t.Fatalf("java %v %v (vector v31-07 says 101/1000, 899/1000)", ds[0].JavaProbability, ds[1].JavaProbability)
+	if ds[0].Probability != 0.101 || ds[1].Probability != 0.899 {
+		t.Fatalf("probabilities %v %v (vector v31-07 says 101/1000, 899/1000)", ds[0].Probability, ds[1].Probability)
 	}
 	if ids(ds[1].Set, specNames) != "p1 p4" {
 		t.Fatalf("set %s", ids(ds[1].Set, specNames))
 	}
-	// Exact counting over the whole [0, W) range: w_i values of r per destination.
+	// Exact counting over the whole [0, W) range: Java's 101 and 899 values of r.
 	counts := map[string]int{}
 	for v := uint64(0); v < 1000; v++ {
 		out := r.Compile(u, router.MustParseURL(specConsumerText), specProviders(), CompileOptions{Rand: fixedRand(v)}).Route(u.All(), &router.Call{}, nil)
 		counts[ids(out, specNames)]++
 	}
-	if counts["p2"] != 100 || counts["p1 p4"] != 900 {
+	if counts["p2"] != 101 || counts["p1 p4"] != 899 {
 		t.Fatalf("counts %v", counts)
+	}
+}
+
+// TestV31DrawCountsEveryValue routes every draw value r in [0, W) and counts
+// the destinations taken, against Java's DestinationSet.randDestination
+// (first candidate with r - prefix <= 0), and checks that the probabilities
+// ConditionDestinations reports and the trace's weights agree.
+func TestV31DrawCountsEveryValue(t *testing.T) {
+	const head = "configVersion: v3.1\nconditions:\n- to:\n"
+	cases := []struct {
+		name, to string
+		w        uint64
+		want     map[string]int
+	}{
+		{"100/900 (v31-07)", "  - {match: region=beijing, weight: 100}\n  - {match: region=hangzhou, weight: 900}\n", 1000, map[string]int{"p2": 101, "p1 p4": 899}},
+		{"1/1: the last is never drawn", "  - {match: region=beijing, weight: 1}\n  - {match: region=hangzhou, weight: 1}\n", 2, map[string]int{"p2": 2}},
+		{"1/1/1 with an empty middle candidate", "  - {match: region=beijing, weight: 1}\n  - {match: region=x, weight: 7}\n  - {match: application=prov-b, weight: 1}\n", 2, map[string]int{"p2": 2}},
+		{"1/2/3", "  - {match: region=beijing, weight: 1}\n  - {match: application=prov-b, weight: 2}\n  - {match: env=gray, weight: 3}\n", 6, map[string]int{"p2": 2, "p3 p4": 2, "p1": 2}},
+		{"absent weights are 100", "  - {match: region=beijing}\n  - {match: region=hangzhou}\n", 200, map[string]int{"p2": 101, "p1 p4": 99}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRule(t, head+tc.to)
+			u := router.NewUniverse(4)
+			got := map[string]int{}
+			for v := uint64(0); v < tc.w; v++ {
+				c := r.Compile(u, router.MustParseURL(specConsumerText), specProviders(), CompileOptions{Rand: func(n uint64) uint64 {
+					if n != tc.w {
+						t.Fatalf("draw bound %d, want %d", n, tc.w)
+					}
+					return v
+				}})
+				st := &router.Step{}
+				out := c.Route(u.All(), &router.Call{}, st)
+				got[ids(out, specNames)]++
+				cs := st.Conditions[0]
+				var sum int64
+				for _, w := range cs.Weights {
+					sum += w
+				}
+				if cs.Branch != router.BranchWeighted || uint64(sum) != tc.w || cs.Candidate < 0 || cs.Candidate >= len(cs.Weights) {
+					t.Fatalf("r=%d: step %+v", v, cs)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("counts %v, want %v", got, tc.want)
+			}
+			ds := r.Compile(u, router.MustParseURL(specConsumerText), specProviders(), CompileOptions{}).Destinations(u.All(), &router.Call{})
+			for _, d := range ds {
+				if want := float64(tc.want[ids(d.Set, specNames)]) / float64(tc.w); d.Probability != want {
+					t.Errorf("%s: probability %v, counted %v", ids(d.Set, specNames), d.Probability, want)
+				}
+			}
+		})
 	}
 }

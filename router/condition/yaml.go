@@ -276,7 +276,7 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 				Message: "no destination (to absent or empty): matching consumers get no provider (traffic disabled), whatever force says"})
 		} else if len(c.Targets) > 1 {
 			r.findings = append(r.findings, Finding{Code: FindFirstDestinationOdd, Condition: i, Line: el.Line,
-				Message: "weighted pick: Java gives the first candidate destination one extra unit of weight (and the last one unit less); dubboroute uses exact weights"})
+				Message: drawMessage(c.Targets)})
 		}
 		c.Text = parts[0] + " => " + strings.Join(thenTexts, " | ")
 		r.Conditions = append(r.Conditions, c)

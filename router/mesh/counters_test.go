@@ -24,9 +24,10 @@ func TestCounters(t *testing.T) {
 		t.Fatalf("counters %+v", ac)
 	}
 	cnt := ac[0].Counters
-	// The scripted draws r = 1..100 mod 100 over weights 20, 30, 50: r < 20
-	// (20 draws: 0..19) picks "gone" and falls back to v3; 20..49 v2 (30);
-	// 50..99 v1 (50).
+	// The counted (untraced) calls draw the odd r = 1, 3, ..., 99 twice
+	// each over weights 20, 30, 50; Java takes the first with r <= its
+	// cumulative weight: r <= 20 (20 counted draws) picks "gone" and falls
+	// back to v3; 21..50 v2 (30); 51..99 v1 (50).
 	const sc = "prov-a routedetail[1] (gray)"
 	for _, w := range []struct {
 		br     router.Branch

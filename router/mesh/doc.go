@@ -23,8 +23,12 @@
 // dropped once any application routes, and the call fails (no provider)
 // where Java throws per call: an argument index out of range, a non-numeric
 // argument for num_value, a regex that does not compile, null list
-// elements, empty route lists. The only deliberate difference is the
-// weighted draw: each destination gets exactly weight/total (Java's draw is
-// off by one, like its v3.1 condition draw); route --destinations reports
-// Java's probabilities too.
+// elements, empty route lists. The weighted draw is Java's too: r in
+// [0, W) with W the Java int sum of max(weight, 1), and the first
+// destination with r <= its cumulative weight is drawn, so the first gets
+// one draw value more than its weight and the last one fewer (a weight-0
+// last destination after weighted ones is never drawn; of two destinations
+// without weights, the first always is). Go and Java consumers of one fleet
+// split traffic the same; route --destinations reports the exact
+// probabilities.
 package mesh

@@ -109,15 +109,19 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 					w = 1
 				}
 				cum += w
-				if r < cum {
+				if r <= cum { // Java: target -= w; if target <= 0
 					start = i
 					break
 				}
 			}
 			if step != nil {
+				ws := make([]int64, len(ds.dests))
+				for i, d := range ds.dests {
+					ws[i] = int64(max(d.weight, 1))
+				}
 				drawStep = len(step.Conditions)
 				step.Conditions = append(step.Conditions, router.ConditionStep{Index: ai, Text: st.app + " routedetail[" + itoa(di) + "]",
-					WhenMatched: true, In: in.Len(), Branch: router.BranchWeighted, Destination: start})
+					WhenMatched: true, In: in.Len(), Branch: router.BranchWeighted, Destination: start, Weights: ws, Candidate: start})
 			}
 		}
 		chosen, name, id, th := ds.pick(u, in, start)

@@ -3,6 +3,7 @@ package mesh
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -187,14 +188,16 @@ func (r *Rule) lint() {
 				if d == nil {
 					continue
 				}
-				named, unnamed := 0, 0
+				var ws []int64
+				unnamed := 0
 				for _, rd := range d.Route {
 					if rd == nil {
 						continue
 					}
 					if rd.Weight > 0 {
-						named++
+						ws = append(ws, int64(rd.Weight))
 					} else {
+						ws = append(ws, 1)
 						unnamed++
 					}
 					for dst := rd.Destination; dst != nil; {
@@ -212,19 +215,53 @@ func (r *Rule) lint() {
 						dst = dst.Fallback.Destination
 					}
 				}
-				if len(d.Route) > 1 {
-					msg := ""
-					switch {
-					case named == 0:
-						msg = "several destinations without weights: Java counts each as 1 and always picks the first (its draw is off by one)"
-					case unnamed > 0:
-						msg = "some destinations have no weight: Java counts each as 1"
-					default:
-						msg = "Java's draw is off by one: the first destination gets one extra draw value, the last one fewer (a last destination of weight 1 is never drawn)"
-					}
+				if len(ws) > 1 {
+					msg := weightsMessage(ws, unnamed)
 					r.Findings = append(r.Findings, Finding{Code: FindWeights, Document: vs.Doc, Line: d.Line, Message: msg})
 				}
 			}
 		}
 	}
+}
+
+// weightsMessage explains Java's weighted draw over a route list with
+// effective weights ws (max(weight, 1); unnamed of them had no positive
+// weight): randomSelectDestination draws r in [0, W) and takes the first
+// destination with r <= its cumulative weight, so the first gets one draw
+// value more than its weight and the last one fewer.
+func weightsMessage(ws []int64, unnamed int) string {
+	var total int64
+	for _, w := range ws {
+		total += w
+	}
+	var b strings.Builder
+	if unnamed > 0 {
+		fmt.Fprintf(&b, "%d of %d destinations have no positive weight: Java counts each as 1. ", unnamed, len(ws))
+	}
+	if total > math.MaxInt32 {
+		fmt.Fprintf(&b, "The weights sum to %d, beyond Java's int: the sum wraps and the draw is not what the weights say", total)
+		return b.String()
+	}
+	counts := append([]int64(nil), ws...)
+	counts[0]++
+	counts[len(counts)-1]--
+	fmt.Fprintf(&b, "Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: ", total)
+	if len(counts) == 2 {
+		fmt.Fprintf(&b, "here the first gets %d/%d, the last %d/%d", counts[0], total, counts[1], total)
+	} else {
+		b.WriteString("here the destinations get ")
+		for i, c := range counts {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%d/%d", c, total)
+		}
+	}
+	switch {
+	case counts[0] == total:
+		b.WriteString("; Java always picks the first and never draws the last (reached only as a fallback when the first has no providers)")
+	case counts[len(counts)-1] == 0:
+		b.WriteString("; the last destination is never drawn (only reached as a fallback when the drawn one has no providers)")
+	}
+	return b.String()
 }

@@ -47,12 +47,12 @@ type Options struct {
 // Server is a private rnacos process. Its methods are safe for concurrent
 // use.
 type Server struct {
-	opts    Options
-	bin     string
-	dir     string
-	ownDir  bool
-	logPath string
-	port    int
+	opts      Options
+	bin       string
+	dir       string
+	removeDir func() error // removes dir if StartServer made it
+	logPath   string
+	port      int
 
 	mu        sync.Mutex
 	proc      *serverproc.Process // the last run of rnacos
@@ -97,16 +97,9 @@ func StartServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, bin: bin, dir: opts.Dir}
-	if s.dir == "" {
-		if s.dir, err = os.MkdirTemp("", "dubboroute-rnacos-"); err != nil {
-			return nil, fmt.Errorf("rnacos: create temp dir: %w", err)
-		}
-		s.ownDir = true
-	}
-	if err := os.MkdirAll(filepath.Join(s.dir, "data"), 0o755); err != nil {
-		s.removeDir()
-		return nil, fmt.Errorf("rnacos: create data dir in %s: %w", s.dir, err)
+	s := &Server{opts: opts, bin: bin}
+	if s.dir, s.removeDir, err = serverproc.MakeDir("rnacos", opts.Dir, "dubboroute-rnacos-", "data"); err != nil {
+		return nil, err
 	}
 	s.logPath = filepath.Join(s.dir, "server.log")
 	var lastErr error
@@ -232,16 +225,6 @@ func (s *Server) Close() error {
 
 // LogTail returns the last n lines of the server log.
 func (s *Server) LogTail(n int) string { return serverproc.LogTail(s.logPath, n) }
-
-func (s *Server) removeDir() error {
-	if !s.ownDir || s.dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(s.dir); err != nil {
-		return fmt.Errorf("rnacos: remove %s: %w", s.dir, err)
-	}
-	return nil
-}
 
 // env is the process environment: the test's, without RNACOS_* settings
 // of its own, plus ours and Options.Env.

@@ -72,7 +72,7 @@ type Options struct {
 type Server struct {
 	opts      Options
 	dir       string
-	ownDir    bool
+	removeDir func() error // removes dir if StartServer made it
 	cfgPath   string
 	logPath   string
 	classpath string
@@ -143,19 +143,9 @@ func startServer(opts Options, wait bool) (*Server, error) {
 	}
 	opts.Java = java
 
-	s := &Server{opts: opts, classpath: classpath, dir: opts.Dir}
-	if s.dir == "" {
-		s.dir, err = os.MkdirTemp("", "dubboroute-zk-")
-		if err != nil {
-			return nil, fmt.Errorf("zookeeper: create temp dir: %w", err)
-		}
-		s.ownDir = true
-	}
-	for _, d := range []string{"conf", "data"} {
-		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
-			s.removeDir()
-			return nil, fmt.Errorf("zookeeper: create %s dir in %s: %w", d, s.dir, err)
-		}
+	s := &Server{opts: opts, classpath: classpath}
+	if s.dir, s.removeDir, err = serverproc.MakeDir("zookeeper", opts.Dir, "dubboroute-zk-", "conf", "data"); err != nil {
+		return nil, err
 	}
 	s.cfgPath = filepath.Join(s.dir, "conf", "zoo.cfg")
 	s.logPath = filepath.Join(s.dir, "server.log")
@@ -273,16 +263,6 @@ func (s *Server) Close() error {
 
 // LogTail returns the last n lines of the server log.
 func (s *Server) LogTail(n int) string { return serverproc.LogTail(s.logPath, n) }
-
-func (s *Server) removeDir() error {
-	if !s.ownDir || s.dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(s.dir); err != nil {
-		return fmt.Errorf("zookeeper: remove %s: %w", s.dir, err)
-	}
-	return nil
-}
 
 func (s *Server) writeConfig() error {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
@@ -182,4 +183,30 @@ func Tail(text string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// MakeDir prepares a server's working directory: dir if given, else a new
+// temporary directory (os.MkdirTemp with pattern), with subdirs made inside
+// it. remove deletes the directory when MakeDir created it and does nothing
+// for a given one; MakeDir calls it itself when it fails.
+func MakeDir(name, dir, pattern string, subdirs ...string) (path string, remove func() error, err error) {
+	remove = func() error { return nil }
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", pattern); err != nil {
+			return "", nil, fmt.Errorf("%s: create temp dir: %w", name, err)
+		}
+		remove = func() error {
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("%s: remove %s: %w", name, dir, err)
+			}
+			return nil
+		}
+	}
+	for _, d := range subdirs {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			_ = remove()
+			return "", nil, fmt.Errorf("%s: create %s dir in %s: %w", name, d, dir, err)
+		}
+	}
+	return dir, remove, nil
 }

@@ -2,6 +2,7 @@ package serverproc
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -102,4 +103,30 @@ func TestTail(t *testing.T) {
 	if got := LogTail(filepath.Join(t.TempDir(), "none"), 1); !strings.HasPrefix(got, "(cannot read ") {
 		t.Errorf("LogTail of a missing file = %q", got)
 	}
+}
+
+func TestMakeDir(t *testing.T) {
+	given := filepath.Join(t.TempDir(), "given")
+	dir, remove, err := MakeDir("demo", given, "unused-", "conf", "data")
+	if err != nil || dir != given || !isDir(filepath.Join(given, "conf")) || !isDir(filepath.Join(given, "data")) {
+		t.Fatalf("MakeDir(given) = %q, %v; want %q with conf/ and data/", dir, err, given)
+	}
+	if err := remove(); err != nil || !isDir(given) {
+		t.Errorf("remove of a given dir: %v, still there: %v; want it kept", err, isDir(given))
+	}
+	dir, remove, err = MakeDir("demo", "", "serverproc-test-", "data")
+	if err != nil || !strings.Contains(filepath.Base(dir), "serverproc-test-") || !isDir(filepath.Join(dir, "data")) {
+		t.Fatalf("MakeDir(temp) = %q, %v", dir, err)
+	}
+	if err := remove(); err != nil || isDir(dir) {
+		t.Errorf("remove of a temp dir: %v, still there: %v; want it gone", err, isDir(dir))
+	}
+	if _, _, err := MakeDir("demo", given, "", "conf\x00"); err == nil || !strings.HasPrefix(err.Error(), "demo: create conf") {
+		t.Errorf("bad subdir: err = %v", err)
+	}
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }

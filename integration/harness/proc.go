@@ -8,12 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dubboroute/dubboroute/integration/internal/serverproc"
 )
 
 // ProcOptions describe a child process.
@@ -38,11 +39,8 @@ const LogDirEnv = "DUBBOROUTE_HARNESS_LOGDIR"
 // concurrent use.
 type Proc struct {
 	name    string
-	cmd     *exec.Cmd
+	proc    *serverproc.Process
 	logPath string
-	done    chan struct{} // closed once the process is reaped
-	waitErr error         // valid after done
-	began   time.Time
 
 	mu      sync.Mutex
 	stopped bool // Stop/Kill was called: the exit is expected
@@ -65,27 +63,12 @@ func StartProc(opts ProcOptions) (*Proc, error) {
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.SysProcAttr = sysProcAttr()
-	p := &Proc{name: opts.Name, cmd: cmd, logPath: logf.Name(), done: make(chan struct{}), began: time.Now()}
-	started := make(chan error, 1)
-	go func() {
-		// The parent-death signal fires when the thread that forked the
-		// child exits: fork from a locked thread that lives until the child
-		// has been reaped.
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(p.done)
-			return
-		}
-		started <- nil
-		p.waitErr = cmd.Wait()
-		close(p.done)
-	}()
-	err = <-started
+	proc, err := serverproc.Start("harness: "+opts.Name, cmd)
 	logf.Close() // the child holds its own descriptor
 	if err != nil {
 		return nil, fmt.Errorf("harness: start %s (%s): %w", opts.Name, opts.Path, err)
 	}
+	p := &Proc{name: opts.Name, proc: proc, logPath: logf.Name()}
 	return p, nil
 }
 
@@ -139,33 +122,26 @@ func (p *Proc) finish(t testing.TB) {
 func (p *Proc) Name() string { return p.name }
 
 // Pid is the process id.
-func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+func (p *Proc) Pid() int { return p.proc.Pid() }
 
 // LogPath is the file holding the process's stdout and stderr.
 func (p *Proc) LogPath() string { return p.logPath }
 
 // Done is closed when the process has exited.
-func (p *Proc) Done() <-chan struct{} { return p.done }
+func (p *Proc) Done() <-chan struct{} { return p.proc.Done() }
 
 // Exited reports whether the process has exited.
-func (p *Proc) Exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
-}
+func (p *Proc) Exited() bool { return p.proc.Exited() }
 
 // ExitStatus describes how the process ended ("running" while it runs).
 func (p *Proc) ExitStatus() string {
 	if !p.Exited() {
 		return "running"
 	}
-	if p.waitErr == nil {
-		return "exit status 0"
+	if err := p.proc.Err(); err != nil {
+		return err.Error()
 	}
-	return p.waitErr.Error()
+	return "exit status 0"
 }
 
 // Log returns everything the process has written so far.
@@ -200,13 +176,7 @@ func (p *Proc) logLine(subs []string) string {
 }
 
 // LogTail returns the last n lines of the log.
-func (p *Proc) LogTail(n int) string {
-	lines := strings.Split(strings.TrimRight(p.Log(), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
+func (p *Proc) LogTail(n int) string { return serverproc.Tail(p.Log(), n) }
 
 // WaitLine waits until a log line matches re and returns the line's
 // submatches (index 0 is the whole match). It fails early when the process
@@ -227,7 +197,7 @@ func (p *Proc) WaitLine(re *regexp.Regexp, timeout time.Duration) ([]string, err
 				p.name, re, timeout, p.logPath, p.LogTail(30))
 		}
 		select {
-		case <-p.done:
+		case <-p.proc.Done():
 		case <-time.After(25 * time.Millisecond):
 		}
 	}
@@ -269,7 +239,7 @@ func (p *Proc) Stop(grace time.Duration) error {
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.proc.Done():
 		return nil
 	case <-time.After(grace):
 	}
@@ -285,7 +255,7 @@ func (p *Proc) Kill() error {
 		return err
 	}
 	select {
-	case <-p.done:
+	case <-p.proc.Done():
 		return nil
 	case <-time.After(30 * time.Second):
 		return fmt.Errorf("harness: %s (pid %d) not reaped 30s after SIGKILL", p.name, p.Pid())
@@ -306,7 +276,7 @@ func (p *Proc) markStopped() {
 
 // Uptime is how long the process has been running (until now, or until it
 // exited if it has).
-func (p *Proc) Uptime() time.Duration { return time.Since(p.began) }
+func (p *Proc) Uptime() time.Duration { return time.Since(p.proc.Began()) }
 
 // Races returns the race detector's reports in the log, split into those
 // with a dubboroute frame on top of an accessing stack (ours) and the rest.

@@ -3,11 +3,11 @@ package nacos
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
-	"sync"
 	"testing"
+
+	"github.com/dubboroute/dubboroute/integration/internal/tcpproxy"
 )
 
 // Proxy is a cuttable loopback hop in front of a Server's two ports: it
@@ -17,14 +17,7 @@ import (
 // new ones until Restore: the client loses the server while it keeps
 // running (and can be written to directly).
 type Proxy struct {
-	lns     [2]net.Listener
-	targets [2]string
-
-	mu     sync.Mutex
-	cut    bool
-	closed bool
-	conns  map[net.Conn]struct{}
-	wg     sync.WaitGroup
+	p *tcpproxy.Proxy
 }
 
 // StartProxy starts a proxy to s for t and closes it when t ends.
@@ -41,8 +34,7 @@ func StartProxy(t testing.TB, s *Server) *Proxy {
 // NewProxy listens on free loopback ports Q and Q+GRPCOffset and forwards
 // them to httpAddr and grpcAddr.
 func NewProxy(httpAddr, grpcAddr string) (*Proxy, error) {
-	p := &Proxy{targets: [2]string{httpAddr, grpcAddr}, conns: map[net.Conn]struct{}{}}
-	for i := 0; i < 50 && p.lns[0] == nil; i++ {
+	for i := 0; i < 50; i++ {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, fmt.Errorf("proxy: listen: %w", err)
@@ -57,117 +49,26 @@ func NewProxy(httpAddr, grpcAddr string) (*Proxy, error) {
 			l.Close()
 			continue
 		}
-		p.lns = [2]net.Listener{l, l2}
+		return &Proxy{p: tcpproxy.New(
+			tcpproxy.Route{Listener: l, Target: httpAddr},
+			tcpproxy.Route{Listener: l2, Target: grpcAddr},
+		)}, nil
 	}
-	if p.lns[0] == nil {
-		return nil, errors.New("proxy: no free port pair Q, Q+1000")
-	}
-	for i := range p.lns {
-		p.wg.Add(1)
-		go p.accept(p.lns[i], p.targets[i])
-	}
-	return p, nil
+	return nil, errors.New("proxy: no free port pair Q, Q+1000")
 }
 
 // Addr is the HTTP address clients should be given (gRPC: its port + 1000).
-func (p *Proxy) Addr() string { return p.lns[0].Addr().String() }
+func (p *Proxy) Addr() string { return p.p.Addr(0) }
+
+// Active is the number of client connections (HTTP and gRPC) the proxy
+// forwards now.
+func (p *Proxy) Active() int { return p.p.Active() }
 
 // Cut closes every forwarded connection and refuses new ones.
-func (p *Proxy) Cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = true
-	for c := range p.conns {
-		c.Close()
-	}
-}
+func (p *Proxy) Cut() { p.p.Cut() }
 
 // Restore lets new connections through again.
-func (p *Proxy) Restore() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = false
-}
+func (p *Proxy) Restore() { p.p.Restore() }
 
 // Close stops the proxy.
-func (p *Proxy) Close() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
-	}
-	p.closed = true
-	for c := range p.conns {
-		c.Close()
-	}
-	p.mu.Unlock()
-	var err error
-	for _, l := range p.lns {
-		if e := l.Close(); e != nil && err == nil {
-			err = e
-		}
-	}
-	p.wg.Wait()
-	return err
-}
-
-func (p *Proxy) accept(ln net.Listener, target string) {
-	defer p.wg.Done()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			continue
-		}
-		p.mu.Lock()
-		refuse := p.cut || p.closed
-		if !refuse {
-			p.conns[c] = struct{}{}
-			p.wg.Add(1)
-		}
-		p.mu.Unlock()
-		if refuse {
-			c.Close()
-			continue
-		}
-		go p.forward(c, target)
-	}
-}
-
-func (p *Proxy) forward(client net.Conn, target string) {
-	defer p.wg.Done()
-	server, err := net.Dial("tcp", target)
-	if err != nil {
-		p.drop(client)
-		return
-	}
-	p.mu.Lock()
-	if p.cut || p.closed {
-		p.mu.Unlock()
-		server.Close()
-		p.drop(client)
-		return
-	}
-	p.conns[server] = struct{}{}
-	p.mu.Unlock()
-	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		done <- struct{}{}
-	}
-	go pipe(server, client)
-	go pipe(client, server)
-	<-done
-	p.drop(client)
-	p.drop(server)
-	<-done
-}
-
-func (p *Proxy) drop(c net.Conn) {
-	c.Close()
-	p.mu.Lock()
-	delete(p.conns, c)
-	p.mu.Unlock()
-}
+func (p *Proxy) Close() error { return p.p.Close() }

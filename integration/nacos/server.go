@@ -10,13 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dubboroute/dubboroute/integration/internal/serverproc"
 )
 
 // Version is the rnacos release the tests are written against.
@@ -46,23 +47,17 @@ type Options struct {
 // Server is a private rnacos process. Its methods are safe for concurrent
 // use.
 type Server struct {
-	opts    Options
-	bin     string
-	dir     string
-	ownDir  bool
-	logPath string
-	port    int
+	opts      Options
+	bin       string
+	dir       string
+	removeDir func() error // removes dir if StartServer made it
+	logPath   string
+	port      int
 
 	mu        sync.Mutex
-	proc      *process
+	proc      *serverproc.Process // the last run of rnacos
 	lastStart time.Duration
 	starts    int
-}
-
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-	err  error
 }
 
 // Start starts a private server for t, fails t if it cannot, and stops it
@@ -102,16 +97,9 @@ func StartServer(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, bin: bin, dir: opts.Dir}
-	if s.dir == "" {
-		if s.dir, err = os.MkdirTemp("", "dubboroute-rnacos-"); err != nil {
-			return nil, fmt.Errorf("rnacos: create temp dir: %w", err)
-		}
-		s.ownDir = true
-	}
-	if err := os.MkdirAll(filepath.Join(s.dir, "data"), 0o755); err != nil {
-		s.removeDir()
-		return nil, fmt.Errorf("rnacos: create data dir in %s: %w", s.dir, err)
+	s := &Server{opts: opts, bin: bin}
+	if s.dir, s.removeDir, err = serverproc.MakeDir("rnacos", opts.Dir, "dubboroute-rnacos-", "data"); err != nil {
+		return nil, err
 	}
 	s.logPath = filepath.Join(s.dir, "server.log")
 	var lastErr error
@@ -187,7 +175,7 @@ func (s *Server) LastStartDuration() time.Duration {
 func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.proc != nil && !s.proc.exited()
+	return s.proc.Running()
 }
 
 // Stop stops the server (SIGTERM, SIGKILL after 10s) and waits for it to
@@ -236,27 +224,7 @@ func (s *Server) Close() error {
 }
 
 // LogTail returns the last n lines of the server log.
-func (s *Server) LogTail(n int) string {
-	b, err := os.ReadFile(s.logPath)
-	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)", s.logPath, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (s *Server) removeDir() error {
-	if !s.ownDir || s.dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(s.dir); err != nil {
-		return fmt.Errorf("rnacos: remove %s: %w", s.dir, err)
-	}
-	return nil
-}
+func (s *Server) LogTail(n int) string { return serverproc.LogTail(s.logPath, n) }
 
 // env is the process environment: the test's, without RNACOS_* settings
 // of its own, plus ours and Options.Env.
@@ -322,97 +290,33 @@ var errRace = errors.New("rnacos's raft state apply panicked at startup (writes 
 // launchLocked launches the process once and waits until it serves and a
 // write reads back. s.mu is held.
 func (s *Server) launchLocked() error {
-	if s.proc != nil && !s.proc.exited() {
+	if s.proc.Running() {
 		return fmt.Errorf("rnacos: already running on %s", s.Addr())
 	}
-	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("rnacos: open log %s: %w", s.logPath, err)
-	}
 	s.starts++
-	fmt.Fprintf(logf, "==== dubboroute harness: start #%d on %s at %s\n", s.starts, s.Addr(), time.Now().Format(time.RFC3339Nano))
 	cmd := exec.Command(s.bin)
 	cmd.Dir = s.dir // rnacos reads .env from its working directory: there is none here
 	cmd.Env = s.env()
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		// The parent-death signal fires when the forking thread exits:
-		// fork from a locked thread that lives until the child is reaped.
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(p.done)
-			return
-		}
-		started <- nil
-		p.err = cmd.Wait()
-		logf.Close()
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
-		logf.Close()
-		return fmt.Errorf("rnacos: launch %s: %w", s.bin, err)
+	p, err := serverproc.Launch("rnacos", s.Addr(), s.logPath, s.starts, cmd)
+	if err != nil {
+		return err
 	}
 	s.proc = p
-	begin := time.Now()
-	deadline := begin.Add(s.opts.StartTimeout)
-	for {
-		if p.exited() {
-			return fmt.Errorf("rnacos: server on %s exited during start (%v); end of %s:\n%s", s.Addr(), p.err, s.logPath, s.LogTail(20))
+	err = p.WaitReady(s.opts.StartTimeout, "healthy", func() (bool, error) {
+		if !healthy(s.Addr()) || !listening(s.GRPCAddr()) {
+			return false, nil
 		}
-		if healthy(s.Addr()) && listening(s.GRPCAddr()) {
-			if err := s.probe(); err != nil {
-				return err
-			}
-			s.lastStart = time.Since(begin)
-			return nil
-		}
-		if time.Now().After(deadline) {
-			_ = s.stopLocked(syscall.SIGKILL, 0)
-			return fmt.Errorf("rnacos: server on %s not healthy within %v; end of %s:\n%s", s.Addr(), s.opts.StartTimeout, s.logPath, s.LogTail(20))
-		}
-		select {
-		case <-p.done:
-		case <-time.After(50 * time.Millisecond):
-		}
+		return true, s.probe()
+	})
+	if err != nil {
+		return err
 	}
+	s.lastStart = time.Since(p.Began())
+	return nil
 }
 
 func (s *Server) stopLocked(sig syscall.Signal, grace time.Duration) error {
-	p := s.proc
-	if p == nil || p.exited() {
-		return nil
-	}
-	if err := p.cmd.Process.Signal(sig); err != nil && !p.exited() {
-		return fmt.Errorf("rnacos: signal %v to pid %d: %w", sig, p.cmd.Process.Pid, err)
-	}
-	if grace > 0 {
-		select {
-		case <-p.done:
-			return nil
-		case <-time.After(grace):
-		}
-		_ = p.cmd.Process.Kill()
-	}
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("rnacos: pid %d did not exit 30s after SIGKILL", p.cmd.Process.Pid)
-	}
-}
-
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
+	return s.proc.Stop(sig, grace)
 }
 
 // probe writes a config and reads it back (rnacos answers a write before
@@ -450,7 +354,7 @@ func (s *Server) panicked() bool {
 	if err != nil {
 		return false
 	}
-	mark := fmt.Sprintf("==== dubboroute harness: start #%d ", s.starts)
+	mark := serverproc.StartMark(s.starts)
 	i := strings.LastIndex(string(b), mark)
 	return i >= 0 && strings.Contains(string(b[i:]), "panicked")
 }

@@ -10,13 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dubboroute/dubboroute/integration/internal/serverproc"
 )
 
 // DefaultHome is where Debian's zookeeper package installs ZooKeeper.
@@ -71,7 +72,7 @@ type Options struct {
 type Server struct {
 	opts      Options
 	dir       string
-	ownDir    bool
+	removeDir func() error // removes dir if StartServer made it
 	cfgPath   string
 	logPath   string
 	classpath string
@@ -79,18 +80,9 @@ type Server struct {
 	tlsPort   int
 
 	mu        sync.Mutex
-	proc      *process
-	launched  time.Time
+	proc      *serverproc.Process // the last run of the server JVM
 	lastStart time.Duration
 	starts    int
-}
-
-// process is one run of the server JVM.
-type process struct {
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the JVM has exited and been reaped
-	err  error         // Wait's result, valid after done
-	log  *os.File
 }
 
 // Start starts a private server for t, fails t if it cannot, and stops the
@@ -151,19 +143,9 @@ func startServer(opts Options, wait bool) (*Server, error) {
 	}
 	opts.Java = java
 
-	s := &Server{opts: opts, classpath: classpath, dir: opts.Dir}
-	if s.dir == "" {
-		s.dir, err = os.MkdirTemp("", "dubboroute-zk-")
-		if err != nil {
-			return nil, fmt.Errorf("zookeeper: create temp dir: %w", err)
-		}
-		s.ownDir = true
-	}
-	for _, d := range []string{"conf", "data"} {
-		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
-			s.removeDir()
-			return nil, fmt.Errorf("zookeeper: create %s dir in %s: %w", d, s.dir, err)
-		}
+	s := &Server{opts: opts, classpath: classpath}
+	if s.dir, s.removeDir, err = serverproc.MakeDir("zookeeper", opts.Dir, "dubboroute-zk-", "conf", "data"); err != nil {
+		return nil, err
 	}
 	s.cfgPath = filepath.Join(s.dir, "conf", "zoo.cfg")
 	s.logPath = filepath.Join(s.dir, "server.log")
@@ -236,7 +218,7 @@ func (s *Server) LastStartDuration() time.Duration {
 func (s *Server) Running() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.proc != nil && !s.proc.exited()
+	return s.proc.Running()
 }
 
 // Stop stops the server gracefully (SIGTERM, then SIGKILL after 10s) and
@@ -280,27 +262,7 @@ func (s *Server) Close() error {
 }
 
 // LogTail returns the last n lines of the server log.
-func (s *Server) LogTail(n int) string {
-	b, err := os.ReadFile(s.logPath)
-	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)", s.logPath, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (s *Server) removeDir() error {
-	if !s.ownDir || s.dir == "" {
-		return nil
-	}
-	if err := os.RemoveAll(s.dir); err != nil {
-		return fmt.Errorf("zookeeper: remove %s: %w", s.dir, err)
-	}
-	return nil
-}
+func (s *Server) LogTail(n int) string { return serverproc.LogTail(s.logPath, n) }
 
 func (s *Server) writeConfig() error {
 	ms := func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
@@ -347,16 +309,10 @@ func (s *Server) startLocked() error {
 
 // launchLocked launches the JVM. s.mu is held.
 func (s *Server) launchLocked() error {
-	if s.proc != nil && !s.proc.exited() {
+	if s.proc.Running() {
 		return fmt.Errorf("zookeeper: already running on %s", s.Addr())
 	}
-	logf, err := os.OpenFile(s.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return fmt.Errorf("zookeeper: open log %s: %w", s.logPath, err)
-	}
 	s.starts++
-	fmt.Fprintf(logf, "==== dubboroute harness: start #%d on %s at %s\n", s.starts, s.Addr(), time.Now().Format(time.RFC3339Nano))
-
 	args := []string{
 		"-Xms16m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
 		"-Djava.net.preferIPv4Stack=true",
@@ -367,92 +323,31 @@ func (s *Server) launchLocked() error {
 	}
 	cmd := exec.Command(s.opts.Java, args...)
 	cmd.Dir = s.dir
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	cmd.SysProcAttr = sysProcAttr()
-	p := &process{cmd: cmd, done: make(chan struct{}), log: logf}
-
-	started := make(chan error, 1)
-	go func() {
-		// The parent-death signal fires when the thread that forked the
-		// child exits, so fork from a locked thread that lives until the
-		// child has been reaped.
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(p.done)
-			return
-		}
-		started <- nil
-		p.err = cmd.Wait()
-		logf.Close()
-		close(p.done)
-	}()
-	if err := <-started; err != nil {
-		logf.Close()
-		return fmt.Errorf("zookeeper: launch %s: %w", s.opts.Java, err)
+	p, err := serverproc.Launch("zookeeper", s.Addr(), s.logPath, s.starts, cmd)
+	if err != nil {
+		return err
 	}
 	s.proc = p
-	s.launched = time.Now()
 	return nil
 }
 
 // waitServingLocked waits until the launched JVM serves. s.mu is held.
 func (s *Server) waitServingLocked() error {
-	p, begin := s.proc, s.launched
-	deadline := time.Now().Add(s.opts.StartTimeout)
-	for {
-		if p.exited() {
-			return fmt.Errorf("zookeeper: server on %s exited during start (%v); end of %s:\n%s", s.Addr(), p.err, s.logPath, s.LogTail(20))
-		}
-		if serving(s.Addr()) && (s.tlsPort == 0 || s.tlsServing()) {
-			s.lastStart = time.Since(begin)
-			return nil
-		}
-		if time.Now().After(deadline) {
-			_ = s.stopLocked(syscall.SIGKILL, 0)
-			return fmt.Errorf("zookeeper: server on %s not serving within %v; end of %s:\n%s", s.Addr(), s.opts.StartTimeout, s.logPath, s.LogTail(20))
-		}
-		select {
-		case <-p.done:
-		case <-time.After(50 * time.Millisecond):
-		}
+	p := s.proc
+	err := p.WaitReady(s.opts.StartTimeout, "serving", func() (bool, error) {
+		return serving(s.Addr()) && (s.tlsPort == 0 || s.tlsServing()), nil
+	})
+	if err != nil {
+		return err
 	}
+	s.lastStart = time.Since(p.Began())
+	return nil
 }
 
 // stopLocked signals the JVM and waits for it to exit; after grace it sends
 // SIGKILL. s.mu is held.
 func (s *Server) stopLocked(sig syscall.Signal, grace time.Duration) error {
-	p := s.proc
-	if p == nil || p.exited() {
-		return nil
-	}
-	if err := p.cmd.Process.Signal(sig); err != nil && !p.exited() {
-		return fmt.Errorf("zookeeper: signal %v to pid %d: %w", sig, p.cmd.Process.Pid, err)
-	}
-	if grace > 0 {
-		select {
-		case <-p.done:
-			return nil
-		case <-time.After(grace):
-		}
-		_ = p.cmd.Process.Kill()
-	}
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(30 * time.Second):
-		return fmt.Errorf("zookeeper: pid %d did not exit 30s after SIGKILL", p.cmd.Process.Pid)
-	}
-}
-
-func (p *process) exited() bool {
-	select {
-	case <-p.done:
-		return true
-	default:
-		return false
-	}
+	return s.proc.Stop(sig, grace)
 }
 
 // serving asks the server with the four-letter word srvr, which only

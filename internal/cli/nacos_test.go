@@ -91,54 +91,13 @@ func TestNacosCommands(t *testing.T) {
 	})
 
 	t.Run("watch", func(t *testing.T) {
-		key := "demo-consumer.condition-router"
-		if _, _, code := run(t, "conditions:\n  - => host=1.2.3.4\n", "push", "--nacos", addr, key); code != ExitOK {
-			t.Fatal("push initial")
-		}
-		lw := newLineWriter()
-		wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		defer cancel()
-		done := make(chan int, 1)
-		go func() {
-			done <- Run(wctx, []string{"watch", "--nacos", addr, "--json", "--count", "3", key}, Stdio{In: strings.NewReader(""), Out: lw, Err: lw})
-		}()
-		next := func() WatchEvent {
-			t.Helper()
-			select {
-			case l := <-lw.lines:
-				var ev WatchEvent
-				if err := json.Unmarshal([]byte(l), &ev); err != nil {
-					t.Fatalf("watch line %q: %v", l, err)
-				}
-				return ev
-			case <-wctx.Done():
-				t.Fatal("no watch event")
-			}
-			return WatchEvent{}
-		}
-		if ev := next(); ev.Type != "add" || len(ev.Findings) != 0 || ev.DataID != key || ev.Group != "dubbo" || ev.MD5 == "" || ev.Version != nil {
-			t.Fatalf("first event %+v, want the current content, clean, with Nacos's dataId/group/md5", ev)
-		}
-		if _, _, code := run(t, "conditions:\n  - method=a b=c => host=1.2.3.4\n", "push", "--nacos", addr, key); code != ExitOK {
-			t.Fatal("push update")
-		}
-		if ev := next(); ev.Type != "update" || len(ev.Findings) != 1 || ev.Findings[0].Code != "DR104" {
-			t.Fatalf("update event %+v, want one DR104 finding", ev)
-		}
-		if _, _, code := run(t, "", "rm", "--nacos", addr, key); code != ExitOK {
-			t.Fatal("rm")
-		}
-		if ev := next(); ev.Type != "delete" || ev.Content != "" {
-			t.Fatalf("delete event %+v", ev)
-		}
-		select {
-		case code := <-done:
-			if code != ExitOK {
-				t.Fatalf("watch exit %d", code)
-			}
-		case <-wctx.Done():
-			t.Fatal("watch did not stop after --count 3")
-		}
+		testWatchLifecycle(t, ctx, cliStore{
+			flags: []string{"--nacos", addr},
+			firstEvent: func(ev WatchEvent, key string) bool {
+				return ev.DataID == key && ev.Group == "dubbo" && ev.MD5 != "" && ev.Version == nil
+			},
+			wantFirst: ", with Nacos's dataId/group/md5",
+		})
 	})
 
 	t.Run("explain-live", func(t *testing.T) {

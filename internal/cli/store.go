@@ -182,19 +182,9 @@ func (s zkStore) Watch(ctx context.Context, key string) (<-chan storeEvent, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan storeEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			se := storeEvent{Key: ev.Key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{zk: true, version: ev.Version}}
-			select {
-			case out <- se:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
+	return relay(ctx, ch, func(ev zookeeper.RuleEvent) storeEvent {
+		return storeEvent{Key: ev.Key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{zk: true, version: ev.Version}}
+	}), nil
 }
 
 func (s zkStore) Close() { s.c.Close() }
@@ -257,19 +247,26 @@ func (s nacosStore) Watch(ctx context.Context, key string) (<-chan storeEvent, e
 	if err != nil {
 		return nil, err
 	}
+	return relay(ctx, ch, func(ev nacos.ConfigEvent) storeEvent {
+		return storeEvent{Key: key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{md5: ev.MD5}}
+	}), nil
+}
+
+func (s nacosStore) Close() { s.c.Close() }
+
+// relay passes a store client's watch events on as storeEvents, converted
+// by conv, until ch closes or ctx ends; the returned channel closes then.
+func relay[E any](ctx context.Context, ch <-chan E, conv func(E) storeEvent) <-chan storeEvent {
 	out := make(chan storeEvent)
 	go func() {
 		defer close(out)
 		for ev := range ch {
-			se := storeEvent{Key: key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{md5: ev.MD5}}
 			select {
-			case out <- se:
+			case out <- conv(ev):
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	return out, nil
+	return out
 }
-
-func (s nacosStore) Close() { s.c.Close() }

@@ -177,57 +177,7 @@ func TestZooKeeperCommands(t *testing.T) {
 	})
 
 	t.Run("watch", func(t *testing.T) {
-		key := "demo-consumer.condition-router"
-		if _, _, code := run(t, "conditions:\n  - => host=1.2.3.4\n", "push", "--zk", addr, key); code != ExitOK {
-			t.Fatal("push initial")
-		}
-		lw := newLineWriter()
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		done := make(chan int, 1)
-		go func() {
-			done <- Run(ctx, []string{"watch", "--zk", addr, "--json", "--count", "3", key}, Stdio{In: strings.NewReader(""), Out: lw, Err: lw})
-		}()
-		var evs []WatchEvent
-		next := func() WatchEvent {
-			t.Helper()
-			select {
-			case l := <-lw.lines:
-				var ev WatchEvent
-				if err := json.Unmarshal([]byte(l), &ev); err != nil {
-					t.Fatalf("watch line %q: %v", l, err)
-				}
-				evs = append(evs, ev)
-				return ev
-			case <-ctx.Done():
-				t.Fatalf("no watch event; got %+v", evs)
-			}
-			return WatchEvent{}
-		}
-		if ev := next(); ev.Type != "add" || len(ev.Findings) != 0 {
-			t.Fatalf("first event %+v, want the current content, clean", ev)
-		}
-		if _, _, code := run(t, "conditions:\n  - method=a b=c => host=1.2.3.4\n", "push", "--zk", addr, key); code != ExitOK {
-			t.Fatal("push update")
-		}
-		ev := next()
-		if ev.Type != "update" || len(ev.Findings) != 1 || ev.Findings[0].Code != "DR104" {
-			t.Fatalf("update event %+v, want one DR104 finding", ev)
-		}
-		if _, _, code := run(t, "", "rm", "--zk", addr, key); code != ExitOK {
-			t.Fatal("rm")
-		}
-		if ev := next(); ev.Type != "delete" || ev.Content != "" {
-			t.Fatalf("delete event %+v", ev)
-		}
-		select {
-		case code := <-done:
-			if code != ExitOK {
-				t.Fatalf("watch exit %d", code)
-			}
-		case <-ctx.Done():
-			t.Fatal("watch did not stop after --count 3")
-		}
+		testWatchLifecycle(t, context.Background(), cliStore{flags: []string{"--zk", addr}})
 	})
 
 	// watch on a .configurators key (issue 13): each event is linted as a
@@ -239,27 +189,10 @@ func TestZooKeeperCommands(t *testing.T) {
 		if _, errOut, code := run(t, good, "push", "--zk", addr, key, "-"); code != ExitOK {
 			t.Fatalf("push initial: %s", errOut)
 		}
-		lw := newLineWriter()
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		done := make(chan int, 1)
-		go func() {
-			done <- Run(ctx, []string{"watch", "--zk", addr, "--json", "--count", "4", key}, Stdio{In: strings.NewReader(""), Out: lw, Err: lw})
-		}()
-		next := func() WatchEvent {
-			t.Helper()
-			select {
-			case l := <-lw.lines:
-				var ev WatchEvent
-				if err := json.Unmarshal([]byte(l), &ev); err != nil {
-					t.Fatalf("watch line %q: %v", l, err)
-				}
-				return ev
-			case <-ctx.Done():
-				t.Fatal("no watch event")
-			}
-			return WatchEvent{}
-		}
+		w := startWatch(t, ctx, []string{"--zk", addr}, 4, key)
+		next := w.next
 		codes := func(ev WatchEvent) []string {
 			var cs []string
 			for _, f := range ev.Findings {
@@ -299,14 +232,7 @@ func TestZooKeeperCommands(t *testing.T) {
 		if ev := next(); ev.Type != "delete" || ev.Content != "" {
 			t.Fatalf("delete event %+v", ev)
 		}
-		select {
-		case code := <-done:
-			if code != ExitOK {
-				t.Fatalf("watch exit %d", code)
-			}
-		case <-ctx.Done():
-			t.Fatal("watch did not stop after --count 4")
-		}
+		w.wait()
 	})
 
 	t.Run("explain-live", func(t *testing.T) {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package zk
+package serverproc
 
 import "syscall"
 

@@ -3,7 +3,8 @@
 
 STATICCHECK_VERSION=${STATICCHECK_VERSION:-v0.6.1}
 
-log() { printf '==> %s\n' "$*" >&2; }
+# log prints a step, with the seconds since the script began (SECONDS).
+log() { printf '==> [%4ds] %s\n' "$SECONDS" "$*" >&2; }
 
 # ensure_staticcheck sets STATICCHECK to a usable binary, installing it from
 # the Go module proxy when it is missing.

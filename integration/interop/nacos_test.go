@@ -80,15 +80,15 @@ func TestNacosMixedFleet(t *testing.T) {
 	defer nc.Close()
 	reg := "nacos://" + ns.Addr()
 
-	// warmup=0: Java's balancers scale a provider's weight by its uptime over
-	// warmup (10 min by default) from its timestamp; the Java providers here
-	// are seconds old (dubbo-go's write timestamps in seconds, which Java
-	// reads as milliseconds: long warm), so without it the Java consumer
-	// would send ~95% of calls to the Go providers.
+	// warmup=0 on every provider: Java's balancers scale a provider's weight
+	// by its uptime over warmup (10 min by default) from its timestamp (in
+	// milliseconds, which Go providers publish too); every provider here is
+	// seconds old, so without it the Java consumer would send nearly every
+	// call to whichever provider started first.
 	j1 := javaProviderMode(t, reg, "interface", "demo-provider", "", "warmup=0")
 	j2 := javaProviderMode(t, reg, "all", "demo-provider", "gray", "status=gray", "warmup=0")
-	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray"}})
-	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue", RegistryType: "all"})
+	g1 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Params: map[string]string{"status": "gray", "warmup": "0"}})
+	g2 := harness.StartProvider(t, bins, harness.ProviderOptions{Registry: reg, App: "demo-provider", Tag: "blue", RegistryType: "all", Params: map[string]string{"warmup": "0"}})
 	hosts := nacosRegistered(t, nc, bookService, j1, j2, g1.Port, g2.Port)
 	for _, h := range hosts {
 		t.Logf("instance %s: Nacos weight %v, metadata weight=%q application=%q dubbo.tag=%q", h.Address(), h.Weight, h.Metadata["weight"], h.Metadata["application"], h.Metadata["dubbo.tag"])

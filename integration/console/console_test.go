@@ -218,11 +218,13 @@ func TestConsoleInBrowser(t *testing.T) {
 		t.Errorf("rendered service step %+v, want a weighted pick from 2", s)
 	}
 	// Outcomes list providers in snapshot (registry) order: compare as sets.
+	// Weights 20/80 drawn as Java draws them (r in [0,100), the first
+	// destination with r <= its cumulative weight): 21/100 and 79/100.
 	split := func(s string) []string { return strings.Split(s, ", ") }
 	if len(got.Outcomes) != 2 ||
-		!harness.Same(split(got.Outcomes[0].Result), p1.Addr) || got.Outcomes[0].P != "1/5" ||
-		!harness.Same(split(got.Outcomes[1].Result), p1.Addr, p3.Addr) || got.Outcomes[1].P != "4/5" {
-		t.Errorf("rendered outcomes %v, want [%s] 1/5 and [%s %s] 4/5", got.Outcomes, p1.Addr, p1.Addr, p3.Addr)
+		!harness.Same(split(got.Outcomes[0].Result), p1.Addr) || got.Outcomes[0].P != "21/100" ||
+		!harness.Same(split(got.Outcomes[1].Result), p1.Addr, p3.Addr) || got.Outcomes[1].P != "79/100" {
+		t.Errorf("rendered outcomes %v, want [%s] 21/100 and [%s %s] 79/100", got.Outcomes, p1.Addr, p1.Addr, p3.Addr)
 	}
 	switch {
 	case harness.Same(split(got.Eligible), p1.Addr):

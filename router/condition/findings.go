@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dubboroute/dubboroute/internal/javastr"
+	"github.com/dubboroute/dubboroute/router"
 )
 
 // Finding is a lint observation about an accepted rule: something Java
@@ -112,27 +113,13 @@ func lintRange(key, v string, when bool, note func(code, format string, a ...any
 // candidate with r <= its cumulative weight, so the first gets w1+1 of the
 // W draw values and the last wn-1.
 func drawMessage(ts []Target) string {
-	var total int64
-	counts := make([]int64, len(ts))
+	ws := make([]int64, len(ts))
 	for i, t := range ts {
-		total += t.Weight
-		counts[i] = t.Weight
+		ws[i] = t.Weight
 	}
-	counts[0]++
-	counts[len(counts)-1]--
+	counts, total, shares := router.JavaDrawShares(ws)
 	var b strings.Builder
-	fmt.Fprintf(&b, "weighted pick: Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: when every destination has providers, ", total)
-	if len(counts) == 2 {
-		fmt.Fprintf(&b, "the first gets %d/%d, the last %d/%d", counts[0], total, counts[1], total)
-	} else {
-		b.WriteString("the destinations get ")
-		for i, c := range counts {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%d/%d", c, total)
-		}
-	}
+	fmt.Fprintf(&b, "weighted pick: Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: when every destination has providers, %s", total, shares)
 	if counts[len(counts)-1] == 0 {
 		b.WriteString("; the last is never drawn")
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/dubboroute/dubboroute/router"
 )
 
 // KeySuffix is the config-center key suffix of mesh rules:
@@ -242,21 +244,8 @@ func weightsMessage(ws []int64, unnamed int) string {
 		fmt.Fprintf(&b, "The weights sum to %d, beyond Java's int: the sum wraps and the draw is not what the weights say", total)
 		return b.String()
 	}
-	counts := append([]int64(nil), ws...)
-	counts[0]++
-	counts[len(counts)-1]--
-	fmt.Fprintf(&b, "Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: ", total)
-	if len(counts) == 2 {
-		fmt.Fprintf(&b, "here the first gets %d/%d, the last %d/%d", counts[0], total, counts[1], total)
-	} else {
-		b.WriteString("here the destinations get ")
-		for i, c := range counts {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			fmt.Fprintf(&b, "%d/%d", c, total)
-		}
-	}
+	counts, _, shares := router.JavaDrawShares(ws)
+	fmt.Fprintf(&b, "Java draws r in [0, %d) and takes the first destination with r <= its cumulative weight: here %s", total, shares)
 	switch {
 	case counts[0] == total:
 		b.WriteString("; Java always picks the first and never draws the last (reached only as a fallback when the first has no providers)")

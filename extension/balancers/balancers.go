@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -31,6 +30,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/adaptive"
 	"github.com/dubboroute/dubboroute/loadbalance/consistenthash"
 	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
+	"github.com/dubboroute/dubboroute/loadbalance/listcache"
 	"github.com/dubboroute/dubboroute/loadbalance/names"
 	"github.com/dubboroute/dubboroute/loadbalance/random"
 	"github.com/dubboroute/dubboroute/loadbalance/roundrobin"
@@ -65,7 +65,7 @@ type Balancers struct {
 	clock   weight.Clock
 	rr      *roundrobin.Balancer
 	windows *shortestresponse.Windows
-	cache   [cacheSlots]atomic.Pointer[plan]
+	cache   listcache.Cache[*plan]
 	plans   atomic.Uint64
 	byName  map[string]loadbalance.LoadBalance
 	scratch [scratchSlots]scratchSlot
@@ -250,20 +250,15 @@ var registered sync.Map
 
 // ---- plans
 
-const cacheSlots = 64
-
 type plan struct {
-	ptr              *base.Invoker
-	n                int
-	first, mid, last *common.URL
-	invokers         []base.Invoker // pins the backing array
-	set              *weight.Set
-	statusURLs       []*common.URL
-	rr               atomic.Pointer[roundrobin.Plan]
-	rings            atomic.Pointer[map[string]*consistenthash.Ring]
-	stats            atomic.Pointer[map[string][]*base.RPCStatus]
-	windows          atomic.Pointer[map[string][]*shortestresponse.Window]
-	mu               sync.Mutex
+	n          int
+	set        *weight.Set
+	statusURLs []*common.URL
+	rr         atomic.Pointer[roundrobin.Plan]
+	rings      atomic.Pointer[map[string]*consistenthash.Ring]
+	stats      atomic.Pointer[map[string][]*base.RPCStatus]
+	windows    atomic.Pointer[map[string][]*shortestresponse.Window]
+	mu         sync.Mutex
 }
 
 func urlOf(ivk base.Invoker) *common.URL {
@@ -273,23 +268,14 @@ func urlOf(ivk base.Invoker) *common.URL {
 	return ivk.GetURL()
 }
 
-func slot(ptr *base.Invoker, n int) int {
-	// The length goes in before the multiply: a prefix of a slice (same
-	// pointer, other length) must land in another slot.
-	h := (uint64(uintptr(unsafe.Pointer(ptr))) ^ uint64(n)*0xbf58476d1ce4e5b9) * 0x9e3779b97f4a7c15
-	return int(h>>32) & (cacheSlots - 1)
-}
-
-// planFor returns the plan of a routed list (len >= 2).
+// planFor returns the plan of a routed list (len >= 2), built once per
+// list (listcache keys it by the list's identity).
 func (b *Balancers) planFor(invokers []base.Invoker) *plan {
-	ptr, n := &invokers[0], len(invokers)
-	s := &b.cache[slot(ptr, n)]
-	if p := s.Load(); p != nil && p.ptr == ptr && p.n == n && p.first == urlOf(invokers[0]) &&
-		p.mid == urlOf(invokers[n/2]) && p.last == urlOf(invokers[n-1]) {
+	if p, ok := b.cache.Get(invokers); ok {
 		return p
 	}
 	p := b.build(invokers)
-	s.Store(p)
+	b.cache.Put(invokers, p)
 	return p
 }
 
@@ -297,8 +283,7 @@ func (b *Balancers) build(invokers []base.Invoker) *plan {
 	b.plans.Add(1)
 	n := len(invokers)
 	ps := make([]weight.Provider, n)
-	p := &plan{ptr: &invokers[0], n: n, first: urlOf(invokers[0]), mid: urlOf(invokers[n/2]), last: urlOf(invokers[n-1]),
-		invokers: invokers, statusURLs: make([]*common.URL, n)}
+	p := &plan{n: n, statusURLs: make([]*common.URL, n)}
 	for i, ivk := range invokers {
 		ps[i] = Provider(urlOf(ivk))
 		p.statusURLs[i] = urlOf(unwrap(ivk))

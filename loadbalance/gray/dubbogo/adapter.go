@@ -3,19 +3,19 @@ package dubbogo
 import (
 	"context"
 	"fmt"
-	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"net"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/loadbalance/listcache"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -23,13 +23,6 @@ import (
 // wire) in which LoadBalance remembers a call's gray classification, so
 // that failover retries reuse it instead of drawing again.
 const RetryAttribute = "dubboroute.request"
-
-// cacheSlots bounds the plan cache: a direct-mapped table of this many
-// entries keyed by slice identity. dubboroute's chain hands out one cached
-// slice per routed set, so a service needs a handful of entries; foreign
-// slices (dubbo-go's built-in chain, failover's reselect lists) evict each
-// other and cost a compile per call.
-const cacheSlots = 64
 
 // maxStatusMethods bounds the per-plan cache of dubbo-go RPCStatus lookups
 // for leastactive and p2c; beyond it lookups go to dubbo-go each time.
@@ -43,7 +36,9 @@ type LoadBalance struct {
 	opts  gray.Options
 	rules atomic.Pointer[ruleSet]
 	mu    sync.Mutex // serialises rule writers
-	cache [cacheSlots]atomic.Pointer[cacheEntry]
+	// cache holds the plan of each routed list (listcache: keyed by the
+	// list's identity, listcache.Slots entries).
+	cache listcache.Cache[*cacheEntry]
 	// compiles counts plan compilations (cache misses), for tests and metrics.
 	compiles atomic.Uint64
 	// stamp: write percentage decisions into the call's attachments.
@@ -61,12 +56,8 @@ type ruleSet struct {
 }
 
 type cacheEntry struct {
-	ptr      *base.Invoker
-	n        int
 	firstURL *common.URL
-	lastURL  *common.URL
-	gen      uint64
-	invokers []base.Invoker // pins the backing array: its address cannot be reused while cached
+	gen      uint64 // the rule set's generation the plan was compiled with
 	plan     *gray.Plan
 	fail     *failInvoker // lazily built, see failFor
 	failMu   sync.Mutex
@@ -258,35 +249,15 @@ func realArguments(inv base.Invocation) []any {
 	return args
 }
 
-func urlOf(ivk base.Invoker) *common.URL {
-	if ivk == nil {
-		return nil
-	}
-	return ivk.GetURL()
-}
-
-func sliceSlot(ptr *base.Invoker, n int) int {
-	// The length goes in before the multiply: a prefix of a slice (same
-	// pointer, other length) must land in another slot.
-	h := (uint64(uintptr(unsafe.Pointer(ptr))) ^ uint64(n)*0xbf58476d1ce4e5b9) * 0x9e3779b97f4a7c15
-	return int(h>>32) & (cacheSlots - 1)
-}
-
-// entry finds or compiles the plan for a slice.
+// entry finds or compiles the plan for a slice (a plan compiled under an
+// older rule set is compiled again).
 func (lb *LoadBalance) entry(invokers []base.Invoker) *cacheEntry {
 	rs := lb.rules.Load()
-	ptr, n := &invokers[0], len(invokers)
-	slot := &lb.cache[sliceSlot(ptr, n)]
-	// The entry pins the array, so an equal (pointer, length) is the same
-	// slice; the end URLs catch an owner that rewrote it in place. (URLs,
-	// not invokers, are compared: comparing interfaces panics on
-	// uncomparable dynamic types.)
-	if e := slot.Load(); e != nil && e.ptr == ptr && e.n == n && e.gen == rs.gen &&
-		e.firstURL == urlOf(invokers[0]) && e.lastURL == urlOf(invokers[n-1]) {
+	if e, ok := lb.cache.Get(invokers); ok && e.gen == rs.gen {
 		return e
 	}
 	e := lb.compile(invokers, rs)
-	slot.Store(e)
+	lb.cache.Put(invokers, e)
 	return e
 }
 
@@ -321,8 +292,7 @@ func (lb *LoadBalance) build(invokers []base.Invoker, rs *ruleSet) *cacheEntry {
 	}
 	in := gray.Input{Rule: rs.byApp[app], Consumer: consumer, Providers: urls, Active: &statusCounter{urls: curls}}
 	return &cacheEntry{
-		ptr: &invokers[0], n: n, firstURL: curls[0], lastURL: curls[n-1], gen: rs.gen,
-		invokers: invokers, plan: gray.Compile(in, lb.opts),
+		firstURL: curls[0], gen: rs.gen, plan: gray.Compile(in, lb.opts),
 	}
 }
 

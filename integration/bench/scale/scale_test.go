@@ -1,10 +1,13 @@
 package scale
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,6 +113,11 @@ type row struct {
 	ruleNote          string
 	settledS          float64 // process start to idle: the fleet taken in
 	note              string  // why nothing was measured
+	// pickUs and clusterUs are the CPU per call inside the load balancer's
+	// Select and inside the cluster invoker outside the provider call,
+	// from the consumer's CPU profile of the measured load (-1: no profile).
+	pickUs, clusterUs float64
+	lb                string // the SCALE_LB balancer (Java's name), "" for the default rows
 }
 
 // storm is the provider storm's outcome for one consumer.
@@ -181,6 +189,7 @@ func BenchmarkScale(b *testing.B) {
 				}
 				b.Run(fmt.Sprintf("impl=%s/lb=%s/n=%d", bin, name, n), func(b *testing.B) {
 					r := f.measure(b, bs, bin+"+lb="+lb)
+					r.lb = name
 					rows = append(rows, r)
 					if r.note != "" {
 						return
@@ -189,6 +198,10 @@ func BenchmarkScale(b *testing.B) {
 					b.ReportMetric(r.cpuUs, "cpu-us/call")
 					b.ReportMetric(r.p50us, "p50-us")
 					b.ReportMetric(r.p99us, "p99-us")
+					if r.pickUs >= 0 {
+						b.ReportMetric(r.pickUs, "pick-cpu-us/call")
+						b.ReportMetric(r.clusterUs, "cluster-cpu-us/call")
+					}
 				})
 			}
 		}
@@ -246,11 +259,25 @@ func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prof := f.profile(b, c, fmt.Sprintf("cpu-%s-n%d.pprof", strings.ReplaceAll(impl, "+", "-"), r.n))
+	prof, profPath, profSecs := f.profile(b, c, fmt.Sprintf("cpu-%s-n%d.pprof", strings.ReplaceAll(impl, "+", "-"), r.n))
 	res, err := c.load(fmt.Sprintf("concurrency=%d&duration=%s", concurrency, loadFor()))
 	prof()
 	if err != nil {
 		b.Fatal(err)
+	}
+	r.pickUs, r.clusterUs = -1, -1
+	if profPath != "" && res.Rate > 0 {
+		calls := res.Rate * profSecs
+		if ms, err := profileMs(profPath, pickFocus, ""); err != nil {
+			b.Log(err)
+		} else {
+			r.pickUs = ms * 1e3 / calls
+		}
+		if ms, err := profileMs(profPath, clusterFocus, providerCall); err != nil {
+			b.Log(err)
+		} else {
+			r.clusterUs = ms * 1e3 / calls
+		}
 	}
 	t1, err := cpuTicks(c.Pid())
 	if err != nil {
@@ -276,16 +303,18 @@ func (f *fleet) measure(b testing.TB, bs bins, impl string) row {
 
 // profile starts a CPU profile of the consumer over the measured load when
 // $SCALE_PROFILE names a directory, and returns the function that waits
-// for it and writes it there as name.
-func (f *fleet) profile(b testing.TB, c *consumer, name string) func() {
+// for it and writes it there as name, the file's path and the seconds it
+// covers ("" and 0 without $SCALE_PROFILE).
+func (f *fleet) profile(b testing.TB, c *consumer, name string) (wait func(), path string, seconds float64) {
 	dir := os.Getenv("SCALE_PROFILE")
 	if dir == "" {
-		return func() {}
+		return func() {}, "", 0
 	}
 	secs := int(loadFor().Seconds()) - 1
 	if secs < 1 {
 		secs = 1
 	}
+	path = filepath.Join(dir, name)
 	done := make(chan error, 1)
 	go func() {
 		resp, err := httpc.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", c.base, secs))
@@ -296,7 +325,7 @@ func (f *fleet) profile(b testing.TB, c *consumer, name string) func() {
 		defer resp.Body.Close()
 		body, err := io.ReadAll(resp.Body)
 		if err == nil {
-			err = os.WriteFile(filepath.Join(dir, name), body, 0o644)
+			err = os.WriteFile(path, body, 0o644)
 		}
 		done <- err
 	}()
@@ -304,7 +333,45 @@ func (f *fleet) profile(b testing.TB, c *consumer, name string) func() {
 		if err := <-done; err != nil {
 			b.Errorf("%s consumer: CPU profile: %v", c.impl, err)
 		}
+	}, path, float64(secs)
+}
+
+// The functions the profile decomposition looks for, in both consumers
+// (dubboroute's and plain dubbo-go's names).
+const (
+	// pickFocus: a load balancer's Select (extension/balancers, or
+	// dubbo-go's cluster/loadbalance/<name>).
+	pickFocus = `(extension/balancers|cluster/loadbalance/[a-z]+)\.\(\*[A-Za-z]+\)\.Select$`
+	// clusterFocus: the cluster invoker a reference calls (dubboroute's
+	// lane wrapper around its strategies; dubbo-go's failover).
+	clusterFocus = `(lane\.\(\*laneClusterInvoker\)|failover\.\(\*failoverClusterInvoker\))\.Invoke$`
+	// providerCall: the provider invoker the cluster invoker calls (its
+	// filters, codec and transport), left out of the cluster layer.
+	providerCall = `protocolwrapper\.\(\*FilterInvoker\)\.Invoke$`
+)
+
+var showingRE = regexp.MustCompile(`Showing nodes accounting for ([0-9.]+)(ms)?, `)
+
+// profileMs is the CPU time, in ms, of the profile's samples with a frame
+// matching focus and none matching ignore ("": no ignore), as go tool
+// pprof counts them.
+func profileMs(path, focus, ignore string) (float64, error) {
+	args := []string{"tool", "pprof", "-top", "-unit=ms", "-nodefraction=0", "-focus=" + focus}
+	if ignore != "" {
+		args = append(args, "-ignore="+ignore)
 	}
+	out, err := exec.Command("go", append(args, path)...).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("go tool pprof %s: %v: %s", path, err, out)
+	}
+	m := showingRE.FindSubmatch(out)
+	if m == nil {
+		if bytes.Contains(out, []byte("no samples")) || bytes.Contains(out, []byte("matched no samples")) {
+			return 0, nil
+		}
+		return 0, fmt.Errorf("go tool pprof %s: no total in %q", path, out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
 }
 
 // checkProviders fails b unless a dubboroute consumer's snapshot holds the
@@ -540,7 +607,11 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 	sb.WriteString("| n | consumer | calls/s | CPU/call | p50 | p99 | RSS | start → first routed call | start → fleet taken in (idle) | rule write → routed (median; samples) | failed |\n")
 	sb.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	cpu := map[int]map[string]float64{}
+	var lbRows []row
 	for _, r := range rows {
+		if r.lb != "" && r.note == "" {
+			lbRows = append(lbRows, r)
+		}
 		if r.note != "" {
 			fmt.Fprintf(&sb, "| %d | %s | not measured: %s | | | | | %.0f ms | | | |\n", r.n, r.impl, r.note, r.firstMs)
 			continue
@@ -552,19 +623,27 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 		}
 		cpu[r.n][r.impl] = r.cpuUs
 	}
-	sb.WriteString("\nCPU per call, dubbo-go ÷ dubboroute: ")
 	var ns []int
-	for n := range cpu {
-		ns = append(ns, n)
+	for n, c := range cpu {
+		if c["dubbogo"] > 0 && c["dubboroute"] > 0 {
+			ns = append(ns, n)
+		}
 	}
 	sort.Ints(ns)
-	for i, n := range ns {
-		if i > 0 {
-			sb.WriteString(", ")
+	if len(ns) > 0 {
+		sb.WriteString("\nCPU per call, dubbo-go ÷ dubboroute: ")
+		for i, n := range ns {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "n=%d %.2f×", n, cpu[n]["dubbogo"]/cpu[n]["dubboroute"])
+			if g := cpu[n]["dubboroute+gray"]; g > 0 {
+				fmt.Fprintf(&sb, " (with dubboroute's gray balancer %.2f×)", cpu[n]["dubbogo"]/g)
+			}
 		}
-		fmt.Fprintf(&sb, "n=%d %.2f× (with dubboroute's gray balancer %.2f×)", n, cpu[n]["dubbogo"]/cpu[n]["dubboroute"], cpu[n]["dubbogo"]/cpu[n]["dubboroute+gray"])
+		sb.WriteString("\n")
 	}
-	sb.WriteString("\n")
+	renderBalancers(&sb, lbRows)
 	if len(storms) > 0 {
 		sb.WriteString("\nProvider storm (one registration in five leaves and re-registers within 5 s, consumer at a fixed rate):\n\n")
 		fmt.Fprintf(&sb, "| consumer | n | moved | calls (rate; asked %d/s) | failed | wrong provider | served by neither snapshot | snapshots seen | rebuilds | rebuild mean | rebuild p99 |\n", stormRate)
@@ -593,4 +672,91 @@ func render(rows []row, storms []storm, refs []refsRow) string {
 		}
 	}
 	return sb.String()
+}
+
+// renderBalancers writes the SCALE_LB rows by balancer: CPU per call of
+// each consumer at each n, the part inside the balancer's Select and
+// inside the cluster invoker (from the CPU profile), and the issue's
+// targets: dubboroute's CPU per call at the largest n within 1.25× of the
+// smallest, and at least 3× below dubbo-go's there.
+func renderBalancers(sb *strings.Builder, rows []row) {
+	if len(rows) == 0 {
+		return
+	}
+	type key struct {
+		lb  string
+		n   int
+		bin string
+	}
+	by := map[key]row{}
+	var lbs []string
+	nset := map[int]bool{}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		bin, _ := build(r.impl)
+		if !seen[r.lb] {
+			seen[r.lb] = true
+			lbs = append(lbs, r.lb)
+		}
+		by[key{r.lb, r.n, bin}] = r
+		nset[r.n] = true
+	}
+	var ns []int
+	for n := range nset {
+		ns = append(ns, n)
+	}
+	sort.Ints(ns)
+	us := func(v float64) string {
+		if v < 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f µs", v)
+	}
+	sb.WriteString("\nLoad balancers (SCALE_LB): CPU per call; of it, inside the balancer's Select and inside the cluster invoker outside the provider call (routing, selection, strategy), from the consumer's CPU profile ($SCALE_PROFILE):\n\n")
+	sb.WriteString("| balancer | n | dubboroute CPU/call | pick | cluster layer | dubbo-go CPU/call | pick | cluster layer | dubbo-go ÷ dubboroute |\n")
+	sb.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, lb := range lbs {
+		for _, n := range ns {
+			d, ok := by[key{lb, n, "dubboroute"}]
+			if !ok {
+				continue
+			}
+			g, gok := by[key{lb, n, "dubbogo"}]
+			gc, gp, gcl, ratio := "–", "–", "–", "–"
+			if gok {
+				gc, gp, gcl = us(g.cpuUs), us(g.pickUs), us(g.clusterUs)
+				ratio = fmt.Sprintf("%.1f×", g.cpuUs/d.cpuUs)
+			}
+			fmt.Fprintf(sb, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", lb, n, us(d.cpuUs), us(d.pickUs), us(d.clusterUs), gc, gp, gcl, ratio)
+		}
+	}
+	if len(ns) < 2 {
+		return
+	}
+	lo, hi := ns[0], ns[len(ns)-1]
+	sb.WriteString("\n")
+	for _, lb := range lbs {
+		d0, ok0 := by[key{lb, lo, "dubboroute"}]
+		d1, ok1 := by[key{lb, hi, "dubboroute"}]
+		if !ok0 || !ok1 {
+			continue
+		}
+		flat := d1.cpuUs / d0.cpuUs
+		fmt.Fprintf(sb, "- %-6s %s: CPU per call n=%d ÷ n=%d %.2f× (target ≤ 1.25×)", metMissed(flat <= 1.25), lb, hi, lo, flat)
+		if d0.clusterUs > 0 && d1.clusterUs >= 0 {
+			fmt.Fprintf(sb, "; cluster layer %.1f → %.1f µs, pick %.2f → %.2f µs", d0.clusterUs, d1.clusterUs, d0.pickUs, d1.pickUs)
+		}
+		if g, ok := by[key{lb, hi, "dubbogo"}]; ok {
+			r := g.cpuUs / d1.cpuUs
+			fmt.Fprintf(sb, "; dubbo-go ÷ dubboroute at n=%d %.1f× (%s ≥ 3×)", hi, r, metMissed(r >= 3))
+		}
+		sb.WriteString("\n")
+	}
+}
+
+func metMissed(ok bool) string {
+	if ok {
+		return "MET"
+	}
+	return "MISSED"
 }

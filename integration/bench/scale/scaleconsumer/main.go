@@ -154,8 +154,15 @@ func run(app, zk string, nrefs, want, p1 int, httpAddr, logLevel, lb string) err
 		return fmt.Errorf("%s consumer %s: new client: %w", impl, app, err)
 	}
 	c := &consumer{app: app, p0: want, p1: p1}
+	opts := []client.ReferenceOption{client.WithLoadBalance(lb), client.WithRetries(0)}
+	if lb == "leastactive" || lb == "shortestresponse" {
+		// dubbo-go counts active calls only in its active filter (Java
+		// only in ActiveLimitFilter): listed, the balancer compares live
+		// counts instead of drawing by weight alone.
+		opts = append(opts, client.WithFilter(constant.ActiveFilterKey))
+	}
 	for i := 0; i < nrefs; i++ {
-		conn, err := cli.Dial(api.Interface, client.WithLoadBalance(lb), client.WithRetries(0))
+		conn, err := cli.Dial(api.Interface, opts...)
 		if err != nil {
 			return fmt.Errorf("%s consumer %s: dial %s (reference %d): %w", impl, app, api.Interface, i, err)
 		}

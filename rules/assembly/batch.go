@@ -88,6 +88,13 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		f.ProviderApp = urls[0].Application()
 	}
 	meshRefs := map[string]cluster.RuleRef{}
+	// Java's mesh router subscribes <app>.MESHAPPRULE only while it holds
+	// providers of that application: an application that has none after
+	// the initial configurators and some after the later ones is
+	// subscribed at that last address notification, and its router reads
+	// the key's content as it is then, never the earlier contents.
+	initialMesh, lateMesh := map[string]bool{}, map[string]bool{}
+	lastMesh := map[string]Event{}
 	states := map[string]*keyState{}
 	var initial, updates []Event
 	for _, ev := range events {
@@ -113,6 +120,10 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		if ev.Content != nil {
 			content = *ev.Content
 		}
+		late := ev.Key.Kind == rules.KindMesh && lateMesh[ev.Key.Prefix]
+		if late {
+			lastMesh[ev.Key.Key] = ev // read once, below
+		}
 		// Parse even unread keys, so that a broken rule is reported.
 		ch := Accept(ev.Key.Key, ev.Key.Kind, content, st.rev)
 		switch ch.Outcome {
@@ -125,7 +136,7 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 			b.Unread = append(b.Unread, Unread{Rule: ev.Index, Key: ev.Key.Key, Reason: why})
 			return
 		}
-		if ch.Outcome == OutcomeRejected || ch.Outcome == OutcomeIgnored {
+		if ch.Outcome == OutcomeRejected || ch.Outcome == OutcomeIgnored || late {
 			return
 		}
 		st.rev = ch.Rev
@@ -156,13 +167,21 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		}
 	}
 	initialApp := b.firstInvokerApp(r.Consumer, urls)
-	b.enabledApps(r.Consumer, urls, f.MeshApps)
+	b.enabledApps(r.Consumer, urls, initialMesh)
 	for _, ev := range updates {
 		if ev.Key.Kind == rules.KindConfigurators {
 			apply(ev, false)
 		}
 	}
 	b.enabledApps(r.Consumer, urls, f.MeshApps)
+	for app := range f.MeshApps {
+		if !initialMesh[app] {
+			lateMesh[app] = true
+		}
+	}
+	for app := range initialMesh {
+		f.MeshApps[app] = true
+	}
 	f.ProviderApp = b.firstInvokerApp(r.Consumer, urls)
 	if f.ProviderApp == "" {
 		f.ProviderApp = initialApp
@@ -186,6 +205,17 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	for _, ev := range updates {
 		if ev.Key.Kind != rules.KindConfigurators {
 			apply(ev, false)
+		}
+	}
+	// The late-subscribed applications' routers read the last content of
+	// their keys once, as a first read (a delete leaves nothing to read;
+	// a content Java's router does not apply leaves it without a rule).
+	for _, ev := range lastMesh {
+		if ev.Content == nil {
+			continue
+		}
+		if ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0); ch.Outcome == OutcomeAccepted {
+			meshRefs[ev.Key.Prefix] = ch.Ref
 		}
 	}
 	var ms []mesh.AppRule

@@ -318,3 +318,48 @@ func TestYAMLLimits(t *testing.T) {
 		t.Errorf("within the limits: %v", err)
 	}
 }
+
+// TestApplicationScopeWithoutKey: an application-scope rule whose key is
+// missing or null gets application=null from Java's ConfigParser (it
+// appends the null reference), so it configures no real consumer; an empty
+// string key is not null. Found by the configurator differential (seed
+// 91731).
+func TestApplicationScopeWithoutKey(t *testing.T) {
+	p := provider("dubbo://192.168.0.1:20880/org.apache.dubbo.demo.DemoService?interface=org.apache.dubbo.demo.DemoService")
+	c := router.MustParseURL(demoConsumer)
+	for _, tc := range []struct {
+		name, keyLine string
+		wantApp       string
+	}{
+		{"missing", "", "null"},
+		{"empty value", "key:\n", "null"},
+		{"null", "key: null\n", "null"},
+		{"tilde", "key: ~\n", "null"},
+		{"consumer app", "key: demo-consumer\n", "demo-consumer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rule := "configVersion: v3.0\nscope: application\n" + tc.keyLine + "configs:\n- side: consumer\n  addresses: [0.0.0.0]\n  parameters: {disabled: true}\n"
+			r, err := Parse("demo-consumer.configurators", rule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(r.URLs) != 1 || r.URLs[0].URL.Params.Value("application") != tc.wantApp {
+				t.Fatalf("urls %v, want application=%s", urls(r), tc.wantApp)
+			}
+			var l Lists
+			l[ListApp] = r.List
+			cp := l.ConfigureProvider(p, c, localIP)
+			got := cp.Enabled()
+			if want := tc.wantApp != "demo-consumer"; got != want {
+				t.Fatalf("provider enabled = %v, want %v", got, want)
+			}
+			finding := false
+			for _, f := range r.Findings {
+				finding = finding || f.Field == "key"
+			}
+			if finding != (tc.wantApp == "null") {
+				t.Fatalf("findings %+v", r.Findings)
+			}
+		})
+	}
+}

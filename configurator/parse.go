@@ -66,6 +66,9 @@ type Rule struct {
 	Scope         string
 	RuleKey       string
 	Enabled       bool
+	// keyNull: the key field is missing or YAML null (Java's getKey() is
+	// null, which an application-scope item appends as the text "null").
+	keyNull bool
 	// URLs are what Java's ConfigParser returns, in its order.
 	URLs []*Configurator
 	// List is URLs after Configurator.toConfigurators (sorted, empty://
@@ -224,6 +227,7 @@ func (r *Rule) parseYAML(content string) error {
 		}
 		*f.dst = v
 	}
+	r.keyNull = fields["key"] == nil || javayaml.IsNull(fields["key"])
 	cv := r.ConfigVersion
 	if _, ok := fields["configVersion"]; !ok || javayaml.IsNull(fields["configVersion"]) {
 		cv = "null" // Java appends the null reference as text
@@ -242,6 +246,10 @@ func (r *Rule) parseYAML(content string) error {
 		return perr(cn, "configs", "configs must be a list (Java: NullPointerException; the previous configurators stay)")
 	}
 	appScope := r.Scope == "application"
+	if appScope && r.keyNull {
+		r.Findings = append(r.Findings, Finding{Line: root.Line, Field: "key",
+			Message: "no key: Java writes application=null, so this application-scope rule applies to no application"})
+	}
 	for i, itemNode := range cn.Content {
 		itemNode = javayaml.Deref(itemNode)
 		field := fmt.Sprintf("configs[%d]", i)
@@ -553,7 +561,11 @@ func (r *Rule) appItemToURLs(it *item, cv string) ([]*Configurator, error) {
 			if err != nil {
 				return nil, err
 			}
-			str := "override://" + addr + "/" + svc + ps + "&application=" + r.RuleKey + "&enabled=" + it.enabledText(r) +
+			app := r.RuleKey
+			if r.keyNull {
+				app = "null" // Java appends the null reference: the item applies to an application named "null"
+			}
+			str := "override://" + addr + "/" + svc + ps + "&application=" + app + "&enabled=" + it.enabledText(r) +
 				"&category=appdynamicconfigurators&configVersion=" + cv
 			c, err := r.build(str, it, field)
 			if err != nil {

@@ -75,6 +75,12 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 			if d != "" && cases[i].Affinity && ja.Dist[""] == "1" && ga.Dist[""] == "" && zeroRatio(&cases[i]) {
 				return "affinity ratio 0 with no affine provider (documented)"
 			}
+			if d != "" && keepsEarlierAppRule(&cases[i], ga) {
+				return "configurators changed the first provider's application; Java's tag/provider-app router keeps the earlier application's rule (documented)"
+			}
+			if d != "" && meshLateReadThrows(&cases[i], ja, ga) {
+				return lateMeshThrows
+			}
 			return ""
 		},
 		agreed: func(i int, ja Answer, stats map[string]int) {
@@ -89,8 +95,9 @@ func TestConfiguratorOracleDifferential(t *testing.T) {
 			t.Errorf("coverage: only %d cases %s (want at least %d)", stats[k], k, n/50)
 		}
 	}
-	if stats["java error"] > 0 {
-		t.Errorf("%d cases failed in the Java oracle", stats["java error"])
+	// The documented late mesh read is the one way Java may fail a case.
+	if n := stats["java error"] - stats["excluded: "+lateMeshThrows]; n > 0 {
+		t.Errorf("%d cases failed in the Java oracle", n)
 	}
 }
 
@@ -116,6 +123,69 @@ func configuresProviders(java json.RawMessage) bool {
 	}
 	for _, w := range a.Weights {
 		if w != "100" {
+			return true
+		}
+	}
+	return false
+}
+
+// lateMeshThrows is the exclusion reason of meshLateReadThrows.
+const lateMeshThrows = "first read of a mesh key fails Java's subset computation (documented)"
+
+// lastContent is the content of key's last event in the case ("" for a
+// delete or no event).
+func lastContent(c *Case, key string) string {
+	out := ""
+	for _, r := range c.Rules {
+		if r.Key != nil && *r.Key == key {
+			out = ""
+			if r.Content != nil {
+				out = *r.Content
+			}
+		}
+	}
+	return out
+}
+
+// keepsEarlierAppRule is the documented divergence of the tag and
+// provider-app routers (docs/divergences.md, "tag and provider-app routers
+// when configurators change which provider is first"): dubboroute reported
+// that configurators moved the first provider from one application to
+// another, the earlier application has a tag or condition rule and the
+// new one has none of that kind, which Java's router then keeps.
+func keepsEarlierAppRule(c *Case, ga Answer) bool {
+	if ga.FollowedBefore == "" {
+		return false
+	}
+	for _, suffix := range []string{".tag-router", ".condition-router"} {
+		if strings.TrimSpace(lastContent(c, ga.FollowedBefore+suffix)) != "" && strings.TrimSpace(lastContent(c, ga.FollowedApp+suffix)) == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// meshLateReadThrows is the documented divergence "first value of a mesh
+// key that fails Java's subset computation", reached through a late
+// subscription: Java's mesh router first reads a provider application's
+// key when configurators make its providers appear, and a
+// DestinationRule without usable subsets throws in that address
+// notification (the oracle reports an error); dubboroute rejects the
+// content and routes without it.
+func meshLateReadThrows(c *Case, ja, ga Answer) bool {
+	if !ja.Error || ga.Error {
+		return false
+	}
+	rejected := map[int]bool{}
+	for _, i := range ga.Rejected {
+		rejected[i] = true
+	}
+	for i, r := range c.Rules {
+		if r.Key == nil || !strings.HasSuffix(*r.Key, ".MESHAPPRULE") || r.Content == nil || !rejected[i] ||
+			lastContent(c, *r.Key) != *r.Content {
+			continue
+		}
+		if strings.Contains(*r.Content, "spec: {host: demo}") || strings.Contains(*r.Content, "subsets: [abc]") {
 			return true
 		}
 	}

@@ -188,6 +188,10 @@ type Answer struct {
 	// directory kept out (ids, sorted).
 	Weights  map[string]string `json:"weights,omitempty"`
 	Disabled []string          `json:"disabled,omitempty"`
+	// FollowedApp and FollowedBefore are dubboroute's report that
+	// configurators changed the first provider's application (route's
+	// "followed"); not compared, Java has no such report.
+	FollowedApp, FollowedBefore string `json:"-"`
 }
 
 type rawAnswer struct {
@@ -202,6 +206,10 @@ type rawAnswer struct {
 		Rule int `json:"rule"`
 	} `json:"unread"`
 	Weights  map[string]string `json:"weights"`
+	Followed *struct {
+		Application string `json:"application"`
+		Before      string `json:"before"`
+	} `json:"followed"`
 	Disabled []struct {
 		ID string `json:"id"`
 	} `json:"disabled"`
@@ -251,6 +259,9 @@ func Normalize(line json.RawMessage) (Answer, error) {
 		a.Disabled = append(a.Disabled, d.ID)
 	}
 	sort.Strings(a.Disabled)
+	if r.Followed != nil {
+		a.FollowedApp, a.FollowedBefore = r.Followed.Application, r.Followed.Before
+	}
 	return a, nil
 }
 

@@ -93,10 +93,12 @@ type prepared struct {
 	gray        *gray.Rule
 	grayKey     string
 	grayVersion string
-	affinity    bool
-	rejected    []Rejection
-	ignored     []Ignored
-	unread      []Unread
+	// providerApp and earlierApp: see assembly.Batch.
+	providerApp, earlierApp string
+	affinity                bool
+	rejected                []Rejection
+	ignored                 []Ignored
+	unread                  []Unread
 	// cfg are the consumer's configurator lists; index maps the members of
 	// the last evaluated snapshot to providers (disabled ones are not
 	// members); snap is that snapshot.
@@ -269,6 +271,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	p.rules, p.cfg = b.Rules, b.Configurators
 	p.hasConfigurators = p.hasConfigurators || b.HasConfigurators
 	p.gray, p.grayKey, p.grayVersion = b.Gray, b.GrayKey, b.GrayVersion
+	p.providerApp, p.earlierApp = b.ProviderApp, b.EarlierApp
 	p.rejected = append(p.rejected, b.Rejected...)
 	p.ignored = append(p.ignored, b.Ignored...)
 	p.unread = append(p.unread, b.Unread...)

@@ -31,7 +31,19 @@ type Result struct {
 	// disabled, if one did).
 	Weights  map[string]string `json:"weights,omitempty"`
 	Disabled []DisabledInfo    `json:"disabled,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	// Followed is reported when configurators changed the first provider's
+	// application: the tag and provider-app routers follow the new one
+	// (Java's keep the earlier one's rule when the new one has none).
+	Followed *Followed `json:"followed,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// Followed is the provider application the tag and provider-app routers
+// follow, and the one they followed before configurators changed the
+// first provider.
+type Followed struct {
+	Application string `json:"application"`
+	Before      string `json:"before"`
 }
 
 // DisabledInfo is a provider the configurators (or its own enabled=false)
@@ -67,6 +79,9 @@ func routeCase(c *Case, opt routeOptions) (res Result) {
 	}
 	res.Rejected = append(res.Rejected, p.rejected...)
 	res.Ignored, res.Unread = p.ignored, p.unread
+	if p.earlierApp != "" {
+		res.Followed = &Followed{Application: p.providerApp, Before: p.earlierApp}
+	}
 	if p.hasConfigurators {
 		defer func() { p.reportConfigured(&res) }()
 	}

@@ -53,6 +53,11 @@ type Batch struct {
 	// GrayKey its key and GrayVersion its version.
 	Gray                 *gray.Rule
 	GrayKey, GrayVersion string
+	// ProviderApp is the application the tag and provider-app routers
+	// follow (the first enabled provider's after every configurator), and
+	// EarlierApp the one they followed before configurators changed the
+	// first provider ("" if they did not).
+	ProviderApp, EarlierApp string
 	// The reports, in the order the events were applied.
 	Rejected []Rejection
 	Ignored  []Ignored
@@ -189,6 +194,7 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	if initialApp != "" && initialApp != f.ProviderApp {
 		f.EarlierApp = initialApp
 	}
+	b.ProviderApp, b.EarlierApp = f.ProviderApp, f.EarlierApp
 	providerAppKey := func(k rules.Key) bool {
 		return k.Kind == rules.KindCondition && !k.Service && k.Prefix != consumerApp
 	}

@@ -152,13 +152,29 @@ func lastContent(c *Case, key string) string {
 // when configurators change which provider is first"): dubboroute reported
 // that configurators moved the first provider from one application to
 // another, the earlier application has a tag or condition rule and the
-// new one has none of that kind, which Java's router then keeps.
+// new one has none of that kind (or one that fails), so Java's router
+// keeps the earlier one.
 func keepsEarlierAppRule(c *Case, ga Answer) bool {
 	if ga.FollowedBefore == "" {
 		return false
 	}
+	rejected := map[int]bool{}
+	for _, i := range ga.Rejected {
+		rejected[i] = true
+	}
+	// noRule: the new application's key ends empty or with a content that
+	// fails, which Java's router does not take.
+	noRule := func(key string) bool {
+		last := -1
+		for i, r := range c.Rules {
+			if r.Key != nil && *r.Key == key {
+				last = i
+			}
+		}
+		return strings.TrimSpace(lastContent(c, key)) == "" || rejected[last]
+	}
 	for _, suffix := range []string{".tag-router", ".condition-router"} {
-		if strings.TrimSpace(lastContent(c, ga.FollowedBefore+suffix)) != "" && strings.TrimSpace(lastContent(c, ga.FollowedApp+suffix)) == "" {
+		if strings.TrimSpace(lastContent(c, ga.FollowedBefore+suffix)) != "" && noRule(ga.FollowedApp+suffix) {
 			return true
 		}
 	}

@@ -100,6 +100,14 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	// the key's content as it is then, never the earlier contents.
 	initialMesh, lateMesh := map[string]bool{}, map[string]bool{}
 	lastMesh := map[string]Event{}
+	// The same holds for the tag and provider-app routers: when the first
+	// provider's application is followed only from the last address
+	// notification on (no enabled provider before, or another
+	// application's), Java's router subscribes its key then and reads the
+	// content as it is, once (TagStateRouter / ProviderAppStateRouter
+	// notify); a content that fails leaves the router's rule as it was.
+	lateApp := ""
+	lastApp := map[string]Event{}
 	states := map[string]*keyState{}
 	var initial, updates []Event
 	for _, ev := range events {
@@ -109,6 +117,9 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		} else {
 			updates = append(updates, ev)
 		}
+	}
+	providerAppKey := func(k rules.Key) bool {
+		return k.Kind == rules.KindCondition && !k.Service && k.Prefix != consumerApp
 	}
 	apply := func(ev Event, initialRead bool) {
 		st := states[ev.Key.Key]
@@ -128,6 +139,10 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		late := ev.Key.Kind == rules.KindMesh && lateMesh[ev.Key.Prefix]
 		if late {
 			lastMesh[ev.Key.Key] = ev // read once, below
+		}
+		if lateApp != "" && ev.Key.Prefix == lateApp && (ev.Key.Kind == rules.KindTag || providerAppKey(ev.Key)) {
+			late = true
+			lastApp[ev.Key.Key] = ev // read once, below
 		}
 		// Parse even unread keys, so that a broken rule is reported.
 		ch := Accept(ev.Key.Key, ev.Key.Kind, content, st.rev)
@@ -194,10 +209,10 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	if initialApp != "" && initialApp != f.ProviderApp {
 		f.EarlierApp = initialApp
 	}
-	b.ProviderApp, b.EarlierApp = f.ProviderApp, f.EarlierApp
-	providerAppKey := func(k rules.Key) bool {
-		return k.Kind == rules.KindCondition && !k.Service && k.Prefix != consumerApp
+	if f.ProviderApp != initialApp {
+		lateApp = f.ProviderApp
 	}
+	b.ProviderApp, b.EarlierApp = f.ProviderApp, f.EarlierApp
 	for _, ev := range initial {
 		if ev.Key.Kind != rules.KindConfigurators && !providerAppKey(ev.Key) {
 			apply(ev, true)
@@ -211,6 +226,20 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	for _, ev := range updates {
 		if ev.Key.Kind != rules.KindConfigurators {
 			apply(ev, false)
+		}
+	}
+	for _, ev := range lastApp {
+		if ev.Content == nil || *ev.Content == "" {
+			continue // Java reads only a non-empty rule
+		}
+		slots, _, why := r.Slots(ev.Key, f)
+		if why != "" {
+			continue
+		}
+		if ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0); ch.Outcome == OutcomeAccepted {
+			for _, sl := range slots {
+				b.Rules[sl] = ch.Ref
+			}
 		}
 	}
 	// The late-subscribed applications' routers read the last content of

@@ -69,7 +69,10 @@ type destState struct {
 // Compile builds the mesh router over the providers urls (member i of u is
 // urls[i]) for a consumer: every provider application's subsets become
 // interned sets and the VirtualService route for the consumer's service is
-// chosen once. rules may name applications without providers (ignored).
+// chosen once. rules may name applications without providers: they are
+// evaluated as Java evaluates a rule whose providers left (they can fail
+// the call, never add a provider), and only while some application with a
+// rule has providers.
 // rnd draws weighted destinations (nil: router.DefaultRand).
 func Compile(u *router.Universe, consumer *router.URL, urls []*router.URL, rules []AppRule, rnd router.Rand) *Compiled {
 	return CompileConfigured(u, consumer, urls, nil, rules, rnd)
@@ -105,13 +108,22 @@ func CompileConfigured(u *router.Universe, consumer *router.URL, urls, overrides
 	service := consumer.Interface()
 	for _, ar := range sorted {
 		members := byApp[ar.App]
-		if ar.Rule.Empty() || len(members) == 0 {
+		if ar.Rule.Empty() {
 			continue
 		}
 		keys = append(keys, ar.Key)
-		c.active = true
 		st := &appState{app: ar.App, key: ar.Key, version: ar.Version, rule: ar.Rule, vsIndex: -1, route: -1}
-		subsets, nullSubset := subsetSets(u, consumer, urls, overrides, members, ar.Rule)
+		// An application without providers in the input keeps its rule in
+		// Java's router (its group stays after its providers leave) and is
+		// evaluated on every call: its matching can throw, its subsets are
+		// empty. Java routes at all only while some application with a
+		// rule has providers (MeshRuleCache.containsRule).
+		var subsets map[string]*router.Set
+		var nullSubset *router.Set
+		if len(members) > 0 {
+			c.active = true
+			subsets, nullSubset = subsetSets(u, consumer, urls, overrides, members, ar.Rule)
+		}
 		lookup := func(name *string) *router.Set {
 			if name == nil {
 				if nullSubset == nil {
@@ -164,6 +176,9 @@ func CompileConfigured(u *router.Universe, consumer *router.URL, urls, overrides
 		}
 		st.countLayout()
 		c.apps = append(c.apps, st)
+	}
+	if !c.active {
+		c.apps, keys = nil, nil
 	}
 	c.keys = strings.Join(keys, ",")
 	return c

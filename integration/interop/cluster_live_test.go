@@ -240,6 +240,13 @@ func mockDowngrade(t *testing.T, f *clusterFleet) {
 		}
 	}
 	gn, gerr := f.goCall("goback", "x")
+	for try := 0; strings.Contains(gerr, "session Already Closed") && try < 3; try++ {
+		// getty closed this connection after the attempts part's timeouts
+		// and left it in its pool (dubbo-go transport, one attempt here):
+		// the call never reached the cluster decision; make it again.
+		t.Logf("after delete, Go call: %s; again", gerr)
+		gn, gerr = f.goCall(fmt.Sprintf("goback%d", try), "x")
+	}
 	if !restored || gn != 1 || gerr != "" {
 		t.Errorf("after delete: Java restored %v, Go %d attempt(s) (%q), want calls on providers again", restored, gn, gerr)
 	}

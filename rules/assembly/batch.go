@@ -99,7 +99,6 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	// subscribed at that last address notification, and its router reads
 	// the key's content as it is then, never the earlier contents.
 	initialMesh, lateMesh := map[string]bool{}, map[string]bool{}
-	lastMesh := map[string]Event{}
 	// The same holds for the tag and provider-app routers: when the first
 	// provider's application is followed only from the last address
 	// notification on (no enabled provider before, or another
@@ -107,7 +106,8 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 	// content as it is, once (TagStateRouter / ProviderAppStateRouter
 	// notify); a content that fails leaves the router's rule as it was.
 	lateApp := ""
-	lastApp := map[string]Event{}
+	// lateRead holds, per key read late, its last event: read once, below.
+	lateRead := map[string]Event{}
 	states := map[string]*keyState{}
 	var initial, updates []Event
 	for _, ev := range events {
@@ -136,13 +136,10 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 		if ev.Content != nil {
 			content = *ev.Content
 		}
-		late := ev.Key.Kind == rules.KindMesh && lateMesh[ev.Key.Prefix]
+		late := (ev.Key.Kind == rules.KindMesh && lateMesh[ev.Key.Prefix]) ||
+			(lateApp != "" && ev.Key.Prefix == lateApp && (ev.Key.Kind == rules.KindTag || providerAppKey(ev.Key)))
 		if late {
-			lastMesh[ev.Key.Key] = ev // read once, below
-		}
-		if lateApp != "" && ev.Key.Prefix == lateApp && (ev.Key.Kind == rules.KindTag || providerAppKey(ev.Key)) {
-			late = true
-			lastApp[ev.Key.Key] = ev // read once, below
+			lateRead[ev.Key.Key] = ev
 		}
 		// Parse even unread keys, so that a broken rule is reported.
 		ch := Accept(ev.Key.Key, ev.Key.Kind, content, st.rev)
@@ -228,29 +225,26 @@ func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, eve
 			apply(ev, false)
 		}
 	}
-	for _, ev := range lastApp {
-		if ev.Content == nil || *ev.Content == "" {
-			continue // Java reads only a non-empty rule
-		}
-		slots, _, why := r.Slots(ev.Key, f)
-		if why != "" {
+	// The late-subscribing routers read the last content of their keys
+	// once, as a first read: a delete leaves nothing to read (the tag and
+	// provider-app routers skip an empty one too), a content the router
+	// does not apply leaves the rule it had.
+	for _, ev := range lateRead {
+		if ev.Content == nil || (ev.Key.Kind != rules.KindMesh && *ev.Content == "") {
 			continue
 		}
-		if ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0); ch.Outcome == OutcomeAccepted {
+		ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0)
+		if ch.Outcome != OutcomeAccepted {
+			continue
+		}
+		if ev.Key.Kind == rules.KindMesh {
+			meshRefs[ev.Key.Prefix] = ch.Ref
+			continue
+		}
+		if slots, _, why := r.Slots(ev.Key, f); why == "" {
 			for _, sl := range slots {
 				b.Rules[sl] = ch.Ref
 			}
-		}
-	}
-	// The late-subscribed applications' routers read the last content of
-	// their keys once, as a first read (a delete leaves nothing to read;
-	// a content Java's router does not apply leaves it without a rule).
-	for _, ev := range lastMesh {
-		if ev.Content == nil {
-			continue
-		}
-		if ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0); ch.Outcome == OutcomeAccepted {
-			meshRefs[ev.Key.Prefix] = ch.Ref
 		}
 	}
 	var ms []mesh.AppRule

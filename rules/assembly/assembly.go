@@ -284,31 +284,78 @@ func AcceptConfigurators(key, content string, deleted bool, rev int) Change {
 
 // parseSafe is rules.Parse with a panic turned into a rejection: a rule
 // that crashes its parser is refused and the rule in force stays.
-func parseSafe(kind rules.Kind, content string) (p rules.Parsed, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			p, err = rules.Parsed{Kind: kind}, fmt.Errorf("%s rule: the parser panicked: %v", kind, r)
-		}
-	}()
-	if testParseHook != nil {
-		testParseHook(kind, content)
+func parseSafe(kind rules.Kind, content string) (rules.Parsed, error) {
+	p, err := recovered(string(kind)+" rule", func() (rules.Parsed, error) { return rules.Parse(kind, content) })
+	if err != nil && p.Kind == "" {
+		p.Kind = kind
 	}
-	return rules.Parse(kind, content)
+	return p, err
 }
 
 // parseConfiguratorsSafe is configurator.Parse with a panic turned into a
 // rejection.
-func parseConfiguratorsSafe(key, content string) (r *configurator.Rule, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r, err = nil, fmt.Errorf("configurators rule %s: the parser panicked: %v", key, p)
-		}
-	}()
-	if testParseHook != nil {
-		testParseHook(rules.KindConfigurators, content)
-	}
-	return configurator.Parse(key, content)
+func parseConfiguratorsSafe(key, content string) (*configurator.Rule, error) {
+	return recovered("configurators rule "+key, func() (*configurator.Rule, error) { return configurator.Parse(key, content) })
 }
 
-// testParseHook lets tests inject a parser panic (nil otherwise).
-var testParseHook func(kind rules.Kind, content string)
+// recovered runs a parser; a panic becomes an error naming what was parsed.
+func recovered[T any](what string, parse func() (T, error)) (v T, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			var zero T
+			v, err = zero, fmt.Errorf("%s: the parser panicked: %v", what, r)
+		}
+	}()
+	return parse()
+}
+
+// KeySource is one config-center key as a rule source judges its
+// contents (the running consumer's rule store and Replay alike): the rule
+// in force, kept across contents that fail, and the count of accepted
+// changes that versions it.
+type KeySource struct {
+	Key  string
+	Kind rules.Kind
+	// Last is the judgement of the last content.
+	Last Change
+	rev  int
+	rule Rule
+}
+
+// Rule is the key's rule in force.
+func (s *KeySource) Rule() Rule { return s.rule }
+
+// Read is the initial read of the key: nil (no such key) or an empty
+// value leaves the rule as it is (routers skip an empty value unparsed).
+// It reports whether the rule changed.
+func (s *KeySource) Read(content *string) bool {
+	if content == nil || *content == "" {
+		return false
+	}
+	return s.judge(*content, false)
+}
+
+// Event is a change event of the key: nil is a delete. It reports whether
+// the rule changed (false: the content was rejected, ignored or kept, and
+// the rule in force stays).
+func (s *KeySource) Event(content *string) bool {
+	if content == nil {
+		return s.judge("", true)
+	}
+	return s.judge(*content, false)
+}
+
+func (s *KeySource) judge(content string, deleted bool) bool {
+	if s.Kind == rules.KindConfigurators {
+		s.Last = AcceptConfigurators(s.Key, content, deleted, s.rev)
+	} else {
+		s.Last = Accept(s.Key, s.Kind, content, s.rev)
+	}
+	switch s.Last.Outcome {
+	case OutcomeAccepted, OutcomeDeleted:
+		s.rev = s.Last.Rev
+		s.rule = Rule{Ref: s.Last.Ref, Gray: s.Last.Gray}
+		return true
+	}
+	return false
+}

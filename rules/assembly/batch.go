@@ -1,13 +1,10 @@
 package assembly
 
 import (
-	"sort"
-
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
-	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -64,238 +61,122 @@ type Batch struct {
 	Unread   []Unread
 }
 
-// keyState is one key while a batch is applied.
-type keyState struct {
-	rev int
-}
-
-// Assemble applies a batch of keyed events to the reference whose
-// providers are urls (in registry order), as the running consumer applies
-// them: the first content of every key is its initial read, in place
-// before the routers are built; later contents of a key are change events,
-// applied in order. Configurators go first (they decide which providers
-// become invokers, and so which provider application the routers follow);
-// then the consumer-side keys (read when the routers are built), then the
-// provider-application condition keys (read at the first address
-// notification), then the change events. registry is the list from the
-// registry's override:// URLs (nil if none). With grayRead false, gray keys
-// are reported unread without being parsed (gray rules steer the
-// balancer, not eligibility).
+// Assemble replays a batch of keyed events on the machine of the reference
+// whose providers are urls (in registry order), on the timeline of a
+// consumer that starts with the config center holding every key's first
+// content (Java's oracle runs the same timeline):
+//
+//  1. the routers are built: the configurators and consumer-side keys are
+//     subscribed and read (Machine.Start);
+//  2. the registry's configurators (override:// URLs, nil if none) arrive
+//     with the first notification, then the providers are notified: the
+//     provider applications' keys are subscribed and read;
+//  3. the later contents of every key are change events, in input order,
+//     delivered to the keys followed at that moment;
+//  4. if a configurators key changed, the providers are notified again
+//     (RegistryDirectory's refresh): keys of applications followed from
+//     then on are read with their content as it is then.
+//
+// A key's content is judged by its key source as the running consumer's
+// rule store judges it (KeySource). Every content is also parsed for the
+// report, read or not; gray keys are read only with grayRead.
 func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, events []Event, grayRead bool) *Batch {
 	b := &Batch{}
-	if registry != nil {
-		b.Configurators[configurator.ListRegistry] = registry
-		b.HasConfigurators = true
-	}
-	consumerApp := r.App
-	f := Following{MeshApps: map[string]bool{}, GrayRead: grayRead}
-	if len(urls) > 0 {
-		f.ProviderApp = urls[0].Application()
-	}
-	meshRefs := map[string]cluster.RuleRef{}
-	// Java's mesh router subscribes <app>.MESHAPPRULE only while it holds
-	// providers of that application: an application that has none after
-	// the initial configurators and some after the later ones is
-	// subscribed at that last address notification, and its router reads
-	// the key's content as it is then, never the earlier contents.
-	initialMesh, lateMesh := map[string]bool{}, map[string]bool{}
-	// The same holds for the tag and provider-app routers: when the first
-	// provider's application is followed only from the last address
-	// notification on (no enabled provider before, or another
-	// application's), Java's router subscribes its key then and reads the
-	// content as it is, once (TagStateRouter / ProviderAppStateRouter
-	// notify); a content that fails leaves the router's rule as it was.
-	lateApp := ""
-	// lateRead holds, per key read late, its last event: read once, below.
-	lateRead := map[string]Event{}
-	states := map[string]*keyState{}
-	var initial, updates []Event
+	m := NewMachine(r, Statics{}, grayRead)
+	cur := map[string]*string{}    // the config center's content per key
+	sources := map[string]*KeySource{}
+	touched := map[string]bool{}
+	var updates []Event
 	for _, ev := range events {
-		if _, ok := states[ev.Key.Key]; !ok {
-			states[ev.Key.Key] = &keyState{}
-			initial = append(initial, ev)
-		} else {
+		if _, seen := cur[ev.Key.Key]; seen {
 			updates = append(updates, ev)
+			continue
+		}
+		cur[ev.Key.Key] = ev.Content
+	}
+	var perform func(e Effects)
+	perform = func(e Effects) {
+		for _, s := range e.Subscribe {
+			touched[s.Key] = true
+			src := sources[s.Key]
+			if src == nil {
+				k, _ := rules.ParseKey(s.Key)
+				src = &KeySource{Key: s.Key, Kind: k.Kind}
+				sources[s.Key] = src
+			}
+			src.Read(cur[s.Key])
+			perform(m.Read(s.Key, src.Rule()))
 		}
 	}
-	providerAppKey := func(k rules.Key) bool {
-		return k.Kind == rules.KindCondition && !k.Service && k.Prefix != consumerApp
+	perform(m.Start())
+	if registry != nil {
+		b.HasConfigurators = true
+		perform(m.Configurators(registry))
 	}
-	apply := func(ev Event, initialRead bool) {
-		st := states[ev.Key.Key]
-		slots, isGray, why := r.Slots(ev.Key, f)
-		if ev.Key.Kind == rules.KindGray && !isGray {
+	perform(m.Providers(urls))
+	refresh := false
+	for _, ev := range updates {
+		cur[ev.Key.Key] = ev.Content
+		if !m.Subscribed(ev.Key.Key) {
+			continue
+		}
+		if sources[ev.Key.Key].Event(ev.Content) {
+			perform(m.Update(ev.Key.Key, sources[ev.Key.Key].Rule()))
+		}
+		refresh = refresh || ev.Key.Kind == rules.KindConfigurators
+	}
+	if refresh {
+		perform(m.Refresh())
+	}
+	b.Rules = m.Rules()
+	if l := m.ConfiguratorLists(); l != nil {
+		b.Configurators = *l
+	}
+	b.Gray, b.GrayKey, b.GrayVersion = m.Gray()
+	b.ProviderApp, b.EarlierApp = m.ProviderApp(), m.EarlierApp()
+	b.report(r, m.Following(), events, touched, grayRead)
+	return b
+}
+
+// report fills the batch's reports: every content that fails to parse
+// (an initial empty one is skipped unparsed, as routers skip it), every
+// content Java ignores, and every event of a key no router read, with the
+// reason.
+func (b *Batch) report(r *Reference, f Following, events []Event, touched map[string]bool, grayRead bool) {
+	seen := map[string]bool{}
+	for _, ev := range events {
+		first := !seen[ev.Key.Key]
+		seen[ev.Key.Key] = true
+		if ev.Key.Kind == rules.KindConfigurators {
+			b.HasConfigurators = true
+		}
+		read := touched[ev.Key.Key] && (ev.Key.Kind != rules.KindGray || grayRead)
+		if !read {
+			_, _, why := r.Slots(ev.Key, f)
+			if why == "" {
+				why = "no router of this consumer read the key"
+			}
 			b.Unread = append(b.Unread, Unread{Rule: ev.Index, Key: ev.Key.Key, Reason: why})
-			return
+			if ev.Key.Kind == rules.KindGray {
+				continue // not parsed: gray rules steer the balancer, not eligibility
+			}
+		}
+		if ev.Content == nil || (first && *ev.Content == "") {
+			continue
 		}
 		if ev.Key.Kind == rules.KindConfigurators {
-			b.applyConfigurators(ev, initialRead, why)
-			return
+			if ch := AcceptConfigurators(ev.Key.Key, *ev.Content, false, 0); ch.Outcome == OutcomeRejected {
+				b.Rejected = append(b.Rejected, Rejection{Rule: ev.Index, Error: ch.Err.Error()})
+			}
+			continue
 		}
-		content := ""
-		if ev.Content != nil {
-			content = *ev.Content
-		}
-		late := (ev.Key.Kind == rules.KindMesh && lateMesh[ev.Key.Prefix]) ||
-			(lateApp != "" && ev.Key.Prefix == lateApp && (ev.Key.Kind == rules.KindTag || providerAppKey(ev.Key)))
-		if late {
-			lateRead[ev.Key.Key] = ev
-		}
-		// Parse even unread keys, so that a broken rule is reported.
-		ch := Accept(ev.Key.Key, ev.Key.Kind, content, st.rev)
-		switch ch.Outcome {
+		switch ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0); ch.Outcome {
 		case OutcomeIgnored:
 			b.Ignored = append(b.Ignored, Ignored{Rule: ev.Index, Reason: ch.Err.Error() + "; the previous rule stays in force"})
 		case OutcomeRejected:
 			b.Rejected = append(b.Rejected, Rejection{Rule: ev.Index, Error: ch.Err.Error()})
 		}
-		if why != "" {
-			b.Unread = append(b.Unread, Unread{Rule: ev.Index, Key: ev.Key.Key, Reason: why})
-			return
-		}
-		if ch.Outcome == OutcomeRejected || ch.Outcome == OutcomeIgnored || late {
-			return
-		}
-		st.rev = ch.Rev
-		if isGray {
-			b.Gray, b.GrayKey, b.GrayVersion = ch.Gray, ev.Key.Key, ch.Ref.Version
-			return
-		}
-		if ev.Key.Kind == rules.KindMesh {
-			meshRefs[ev.Key.Prefix] = ch.Ref
-			return
-		}
-		for _, s := range slots {
-			// At the initial read, the provider-app router takes the
-			// consumer-app rule only when no provider-app rule exists.
-			if initialRead && s == cluster.SlotProviderApp && ev.Key.Prefix == consumerApp && !b.Rules[s].Empty() {
-				continue
-			}
-			b.Rules[s] = ch.Ref
-		}
 	}
-	// The tag and provider-app routers follow the application of the first
-	// invoker of the latest non-empty invoker list (TagStateRouter and
-	// ProviderAppStateRouter re-subscribe when it changes). Keys of an
-	// application they followed before count as read.
-	for _, ev := range initial {
-		if ev.Key.Kind == rules.KindConfigurators {
-			apply(ev, true)
-		}
-	}
-	initialApp := b.firstInvokerApp(r.Consumer, urls)
-	b.enabledApps(r.Consumer, urls, initialMesh)
-	for _, ev := range updates {
-		if ev.Key.Kind == rules.KindConfigurators {
-			apply(ev, false)
-		}
-	}
-	b.enabledApps(r.Consumer, urls, f.MeshApps)
-	for app := range f.MeshApps {
-		if !initialMesh[app] {
-			lateMesh[app] = true
-		}
-	}
-	for app := range initialMesh {
-		f.MeshApps[app] = true
-	}
-	f.ProviderApp = b.firstInvokerApp(r.Consumer, urls)
-	if f.ProviderApp == "" {
-		f.ProviderApp = initialApp
-	}
-	if initialApp != "" && initialApp != f.ProviderApp {
-		f.EarlierApp = initialApp
-	}
-	if f.ProviderApp != initialApp {
-		lateApp = f.ProviderApp
-	}
-	b.ProviderApp, b.EarlierApp = f.ProviderApp, f.EarlierApp
-	for _, ev := range initial {
-		if ev.Key.Kind != rules.KindConfigurators && !providerAppKey(ev.Key) {
-			apply(ev, true)
-		}
-	}
-	for _, ev := range initial {
-		if providerAppKey(ev.Key) {
-			apply(ev, true)
-		}
-	}
-	for _, ev := range updates {
-		if ev.Key.Kind != rules.KindConfigurators {
-			apply(ev, false)
-		}
-	}
-	// The late-subscribing routers read the last content of their keys
-	// once, as a first read: a delete leaves nothing to read (the tag and
-	// provider-app routers skip an empty one too), a content the router
-	// does not apply leaves the rule it had.
-	for _, ev := range lateRead {
-		if ev.Content == nil || (ev.Key.Kind != rules.KindMesh && *ev.Content == "") {
-			continue
-		}
-		ch := Accept(ev.Key.Key, ev.Key.Kind, *ev.Content, 0)
-		if ch.Outcome != OutcomeAccepted {
-			continue
-		}
-		if ev.Key.Kind == rules.KindMesh {
-			meshRefs[ev.Key.Prefix] = ch.Ref
-			continue
-		}
-		if slots, _, why := r.Slots(ev.Key, f); why == "" {
-			for _, sl := range slots {
-				b.Rules[sl] = ch.Ref
-			}
-		}
-	}
-	var ms []mesh.AppRule
-	for _, ref := range meshRefs {
-		for _, ar := range ref.Mesh {
-			if !ar.Rule.Empty() {
-				ms = append(ms, ar)
-			}
-		}
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].App < ms[j].App })
-	b.Rules[cluster.SlotMesh] = cluster.RuleRef{Mesh: ms}
-	return b
-}
-
-// applyConfigurators applies one event of a configurators key: an initial
-// empty value is skipped, a delete clears the list, otherwise
-// AcceptConfigurators decides.
-func (b *Batch) applyConfigurators(ev Event, initialRead bool, why string) {
-	b.HasConfigurators = true
-	list := configurator.ListApp
-	if ev.Key.Service {
-		list = configurator.ListService
-	}
-	unread := func() { b.Unread = append(b.Unread, Unread{Rule: ev.Index, Key: ev.Key.Key, Reason: why}) }
-	if ev.Content == nil {
-		if why == "" {
-			b.Configurators[list] = nil
-		} else {
-			unread()
-		}
-		return
-	}
-	if initialRead && *ev.Content == "" {
-		if why != "" {
-			unread()
-		}
-		return
-	}
-	ch := AcceptConfigurators(ev.Key.Key, *ev.Content, false, 0)
-	if ch.Outcome == OutcomeRejected {
-		b.Rejected = append(b.Rejected, Rejection{Rule: ev.Index, Error: ch.Err.Error()})
-	}
-	if why != "" {
-		unread()
-		return
-	}
-	if ch.Outcome != OutcomeAccepted {
-		return
-	}
-	b.Configurators[list] = ch.Ref.Configurators
 }
 
 // Enabled reports whether provider u passes the directory's enabled check
@@ -306,25 +187,4 @@ func (b *Batch) Enabled(consumer, u *router.URL) bool {
 		pr = b.Configurators.ConfigureProvider(u, consumer, consumer.Host)
 	}
 	return pr.Enabled()
-}
-
-// firstInvokerApp is the application of the first provider that passes the
-// enabled check.
-func (b *Batch) firstInvokerApp(consumer *router.URL, urls []*router.URL) string {
-	for _, u := range urls {
-		if b.Enabled(consumer, u) {
-			return u.Application()
-		}
-	}
-	return ""
-}
-
-// enabledApps adds to apps the application of every provider that passes
-// the enabled check (the applications Java's mesh router subscribes).
-func (b *Batch) enabledApps(consumer *router.URL, urls []*router.URL, apps map[string]bool) {
-	for _, u := range urls {
-		if a := u.Application(); a != "" && a != "unknown" && b.Enabled(consumer, u) {
-			apps[a] = true
-		}
-	}
 }

@@ -3,30 +3,26 @@ package assembly
 import (
 	"strings"
 	"testing"
-
-	"github.com/dubboroute/dubboroute/rules"
 )
 
-// TestParserPanicRejectsRule: content whose parser panics (injected) is
-// rejected like a bad rule, the panic as its error, and the key's
-// revision does not move (the rule in force stays); so for configurators.
+// TestParserPanicRejectsRule: a parser that panics yields an error naming
+// what was parsed and the panic, not a crash; Accept turns a parse error
+// into a rejection that leaves the key's revision (the rule in force)
+// where it was, and a good rule after it moves on.
 func TestParserPanicRejectsRule(t *testing.T) {
-	const boom = "force: true\nconditions:\n  - => port=3\n"
-	testParseHook = func(_ rules.Kind, content string) {
-		if content == boom {
-			panic("injected parser panic")
-		}
+	v, err := recovered("condition rule", func() (int, error) { panic("injected parser panic") })
+	if v != 0 || err == nil || !strings.Contains(err.Error(), "condition rule: the parser panicked: injected parser panic") {
+		t.Fatalf("recovered: %v %v", v, err)
 	}
-	defer func() { testParseHook = nil }()
-	ch := Accept("com.test.Panic::.condition-router", rules.KindCondition, boom, 4)
-	if ch.Outcome != OutcomeRejected || ch.Rev != 4 || ch.Err == nil || !strings.Contains(ch.Err.Error(), "injected parser panic") {
+	ch := Accept("com.test.Panic::.condition-router", "condition", "conditions: [", 4)
+	if ch.Outcome != OutcomeRejected || ch.Rev != 4 || ch.Err == nil {
 		t.Errorf("Accept: %+v", ch)
 	}
-	if ch := Accept("com.test.Panic::.condition-router", rules.KindCondition, "force: true\nconditions:\n  - => port=2\n", 4); ch.Outcome != OutcomeAccepted || ch.Rev != 5 {
+	if ch := Accept("com.test.Panic::.condition-router", "condition", "force: true\nconditions:\n  - => port=2\n", 4); ch.Outcome != OutcomeAccepted || ch.Rev != 5 {
 		t.Errorf("a good rule after it: %+v", ch)
 	}
-	ch = AcceptConfigurators("app.configurators", boom, false, 2)
-	if ch.Outcome != OutcomeRejected || ch.Rev != 2 || !strings.Contains(ch.Err.Error(), "injected parser panic") {
+	ch = AcceptConfigurators("app.configurators", "configs: [", false, 2)
+	if ch.Outcome != OutcomeRejected || ch.Rev != 2 || ch.Err == nil {
 		t.Errorf("AcceptConfigurators: %+v", ch)
 	}
 }

@@ -3,6 +3,7 @@ package consumer
 import (
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,17 +39,17 @@ type Binding struct {
 	chain       *cluster.Chain
 	url         *common.URL // the URL dubbo-go built the router with
 
-	mu          sync.Mutex
-	providerApp string
-	statics     staticSet
-	static      cluster.Rules
-	dynamic     cluster.Rules
-	cancelApp   []func()
-	mesh        meshSubs // <provider-app>.MESHAPPRULE of every provider application
-	cancelRef   []func() // the service and consumer-app subscriptions
-	adapted     map[base.Invoker]base.Invoker
+	// mu serialises the machine's events and their effects.
+	mu sync.Mutex
+	// m is the reference's rule wiring (rules/assembly.Machine): the
+	// binding only performs its effects, against the rule store and the
+	// chain.
+	m        *assembly.Machine
+	cancels  map[string]func() // the rule store subscriptions, by key
+	watches  []func()          // the registry configurators watch
+	adapted  map[base.Invoker]base.Invoker
+	appCache map[string]*router.URL // providers' application-only views
 
-	cfg        configurator.Lists // <consumer-app>.configurators, <svc>.configurators
 	configured map[base.Invoker]*cfgInvoker
 	closed     bool
 
@@ -93,7 +94,7 @@ func (b *Binding) Chain() *cluster.Chain { return b.chain }
 func (b *Binding) ProviderApp() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.providerApp
+	return b.m.ProviderApp()
 }
 
 var (
@@ -125,6 +126,8 @@ func newBinding(u *common.URL) *Binding {
 		lb:          resolveLB(ref.GetParam(constant.LoadbalanceKey, "")),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
+		cancels:     map[string]func(){},
+		appCache:    map[string]*router.URL{},
 		configured:  map[base.Invoker]*cfgInvoker{},
 		created:     time.Now(),
 		readyCh:     make(chan struct{}),
@@ -141,24 +144,20 @@ func newBinding(u *common.URL) *Binding {
 			logger.Errorf("[dubboroute] %v; the rule is rejected, the previous rules stay in force", err)
 		},
 	})
-	b.statics = staticRules(u, b.iface, b.consumerApp)
-	b.static = b.statics.slots
-	// Java subscribes the service and consumer-app keys when the router is
-	// built (the provider-app keys on the first address notification); the
-	// assembly of the reference's rules names them and their slots (the
-	// consumer-app key feeds the provider-app slot too: Java's
-	// ProviderAppStateRouter quirk, last changed key wins). Java 3.3.6
-	// compiles its affinity routers in without registering them; a consumer
-	// runs the service affinity router only when it asks for it.
-	for _, sub := range b.ref.ConsumerSubs() {
-		cur, cancel := rulestore.Subscribe(sub.Key, sub.Kind, b.slotsSetter(sub.Slots))
-		for _, slot := range sub.Slots {
-			b.dynamic[slot] = cur
-		}
-		b.cancelRef = append(b.cancelRef, cancel)
+	// The machine decides which keys feed which slots: Java subscribes the
+	// service and consumer-app keys (and the configurators) when the router
+	// is built, the provider application's on the first address
+	// notification. Java 3.3.6 compiles its affinity routers in without
+	// registering them; a consumer runs them only when it asks for them.
+	b.m = assembly.NewMachine(b.ref, staticRules(u, b.iface, b.consumerApp), true)
+	b.mu.Lock()
+	var in pending
+	b.perform(b.m.Start(), &in)
+	if l, ok := b.watchRegistryConfigurators(); ok {
+		b.perform(b.m.Configurators(l), &in)
 	}
-	b.subscribeConfigurators()
-	b.publishRules()
+	b.flush(&in)
+	b.mu.Unlock()
 	bindingsMu.Lock()
 	bindings[b.iface] = append(bindings[b.iface], b)
 	bindingsMu.Unlock()
@@ -171,32 +170,19 @@ func newBinding(u *common.URL) *Binding {
 // client.WithParam(extension.AffinityParam, "true").
 const AffinityParam = assembly.AffinityParam
 
-// slotsSetter is the subscription callback of a key whose rule goes to
-// slots (nil when it goes to none).
-func (b *Binding) slotsSetter(slots []cluster.Slot) func(cluster.RuleRef) {
-	if len(slots) == 0 {
-		return nil
-	}
-	return func(r cluster.RuleRef) {
-		for _, slot := range slots {
-			b.setDynamic(slot, r)
-		}
-	}
-}
-
 // release ends a binding that routes nothing: its rule subscriptions are
 // cancelled and it leaves Bindings. Used for the chain dubbo-go builds for
 // its outer join of per-registry invokers (see passThrough).
 func (b *Binding) release() {
 	b.mu.Lock()
-	for _, c := range append(b.cancelRef, b.cancelApp...) {
+	for k, c := range b.cancels {
+		c()
+		delete(b.cancels, k)
+	}
+	for _, c := range b.watches {
 		c()
 	}
-	for app, c := range b.mesh.cancel {
-		c()
-		delete(b.mesh.cancel, app)
-	}
-	b.cancelRef, b.cancelApp, b.closed = nil, nil, true
+	b.watches, b.closed = nil, true
 	if b.settle != nil {
 		b.settle.Stop()
 		b.settle = nil
@@ -240,56 +226,124 @@ func consumerView(ref *common.URL) *router.URL {
 	return c
 }
 
-func (b *Binding) setDynamic(slot cluster.Slot, r cluster.RuleRef) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.dynamic[slot] = r
-	b.publishRules()
+// pending is what a batch of effects hands the chain, in one update.
+type pending struct {
+	rules        *cluster.Rules
+	cfg          **configurator.Lists
+	invokers     []base.Invoker
+	setInvokers  bool
+	followedApp  string // logged when the provider application changed
+	followedMesh []string
 }
 
-// publishRules hands the effective rules to the chain: the dynamic rule of
-// a slot when one exists, else the static one. b.mu is held.
-func (b *Binding) publishRules() {
-	eff := b.effectiveRules()
-	b.chain.Update(func(in *cluster.Input) { in.Rules = eff })
-}
-
-// effectiveRules are the dynamic rules, else the static ones; b.mu is held.
-func (b *Binding) effectiveRules() cluster.Rules {
-	var eff cluster.Rules
-	for i := range eff {
-		eff[i] = b.dynamic[i]
-		if eff[i].Empty() {
-			eff[i] = b.static[i]
+// perform carries out the machine's effects: drops and takes rule store
+// subscriptions (a new key's rule in force is the machine's initial read)
+// and collects what the chain gets. b.mu is held.
+func (b *Binding) perform(e assembly.Effects, in *pending) {
+	for _, key := range e.Unsubscribe {
+		if c := b.cancels[key]; c != nil {
+			c()
+			delete(b.cancels, key)
 		}
 	}
-	return eff
+	if e.Publish {
+		r := e.Rules
+		in.rules = &r
+	}
+	if e.PublishConfigurators {
+		c := e.Configurators
+		in.cfg = &c
+	}
+	for _, s := range e.Subscribe {
+		key := s.Key
+		if s.Kind == rules.KindMesh {
+			in.followedMesh = append(in.followedMesh, key)
+		}
+		cur, cancel := rulestore.Subscribe(key, s.Kind, func(r cluster.RuleRef) { b.update(key, r) })
+		b.cancels[key] = cancel
+		b.perform(b.m.Read(key, assembly.Rule{Ref: cur}), in)
+	}
 }
 
-// setInvokers publishes the new provider list and follows the provider
-// application: Java's tag and provider-app routers take the first invoker's
-// remote application, after the configurators left out disabled providers
-// (an empty list keeps the application followed so far).
+// flush hands the collected effects to the chain in one update (new mesh
+// keys and the providers they route land in one snapshot). b.mu is held.
+func (b *Binding) flush(in *pending) {
+	if in.rules == nil && in.cfg == nil && !in.setInvokers {
+		return
+	}
+	b.chain.Update(func(ci *cluster.Input) {
+		if in.setInvokers {
+			ci.Invokers = in.invokers
+		}
+		if in.rules != nil {
+			ci.Rules = *in.rules
+		}
+		if in.cfg != nil {
+			ci.Configurators = *in.cfg
+		}
+	})
+	for _, key := range in.followedMesh {
+		logger.Infof("[dubboroute] %s: mesh rules of provider application %s (%s)", b.iface, strings.TrimSuffix(key, rules.MeshSuffix), key)
+	}
+}
+
+// update is a rule store change of a followed key. A configurators change
+// notifies the providers again, as Java's RegistryDirectory refreshes its
+// invokers.
+func (b *Binding) update(key string, r cluster.RuleRef) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	var in pending
+	app := b.m.ProviderApp()
+	b.perform(b.m.Update(key, assembly.Rule{Ref: r}), &in)
+	if strings.HasSuffix(key, rules.ConfiguratorsSuffix) {
+		b.perform(b.m.Refresh(), &in)
+	}
+	b.flush(&in)
+	b.logFollow(app)
+}
+
+// setList replaces the registry's configurator list and notifies the
+// providers again.
+func (b *Binding) setList(l configurator.List) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	var in pending
+	app := b.m.ProviderApp()
+	b.perform(b.m.Configurators(l), &in)
+	b.perform(b.m.Refresh(), &in)
+	b.flush(&in)
+	b.logFollow(app)
+}
+
+// logFollow logs the provider application the routers follow when it is
+// no longer prev. b.mu is held.
+func (b *Binding) logFollow(prev string) {
+	if app := b.m.ProviderApp(); app != prev {
+		logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, rules.TagSuffix, app, rules.ConditionSuffix, app, rules.GraySuffix)
+	}
+}
+
+// setInvokers is an address notification: the machine follows the
+// providers' applications, and the new provider list is published with
+// the rules it brought in, in one snapshot.
 func (b *Binding) setInvokers(invokers []base.Invoker) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return
 	}
-	if b.followMeshApps(invokers) {
-		// New mesh keys and the providers they route in one snapshot.
-		eff := b.effectiveRules()
-		b.chain.Update(func(in *cluster.Input) { in.Invokers, in.Rules = invokers, eff })
-	} else {
-		b.chain.SetInvokers(invokers)
-	}
-	app := ""
-	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
-		app = s.URLs[0].Application()
-	}
-	if app != "" && app != b.providerApp {
-		b.switchProviderApp(app)
-	}
+	in := pending{invokers: invokers, setInvokers: true}
+	app := b.m.ProviderApp()
+	b.perform(b.m.Providers(b.providerURLs(invokers)), &in)
+	b.flush(&in)
+	b.logFollow(app)
 	if len(invokers) > 0 && !b.ready.Load() {
 		if b.settle == nil {
 			b.settle = time.AfterFunc(*shared.StartupSettle, b.markReady)
@@ -299,30 +353,30 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	}
 }
 
-// switchProviderApp subscribes the provider-application keys; b.mu is held.
-func (b *Binding) switchProviderApp(app string) {
-	for _, c := range b.cancelApp {
-		c()
-	}
-	b.cancelApp = nil
-	b.providerApp = app
-	b.static[cluster.SlotTag] = b.statics.tags[app]
-	if app != b.consumerApp {
-		b.static[cluster.SlotProviderApp] = b.statics.providerApp[app]
-	}
-	logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, rules.TagSuffix, app, rules.ConditionSuffix, app, rules.GraySuffix)
-	b.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
-	for _, sub := range b.ref.ProviderAppSubs(app) {
-		cur, cancel := rulestore.Subscribe(sub.Key, sub.Kind, b.slotsSetter(sub.Slots))
-		b.cancelApp = append(b.cancelApp, cancel)
-		if sub.OnlyIfSet && cur.Empty() {
+// providerURLs is the machine's view of the providers: their full URLs
+// when configurators decide which are enabled, else one shared
+// application-only view per application. b.mu is held.
+func (b *Binding) providerURLs(invokers []base.Invoker) []*router.URL {
+	out := make([]*router.URL, 0, len(invokers))
+	full := b.m.NeedsURLs()
+	for _, ivk := range invokers {
+		if ivk == nil || ivk.GetURL() == nil {
 			continue
 		}
-		for _, slot := range sub.Slots {
-			b.dynamic[slot] = cur
+		if full {
+			out = append(out, cluster.FromDubbo(ivk.GetURL()))
+			continue
 		}
+		app := ivk.GetURL().GetParam(constant.ApplicationKey, "")
+		v := b.appCache[app]
+		if v == nil {
+			v = &router.URL{}
+			v.Params.Set("application", app)
+			b.appCache[app] = v
+		}
+		out = append(out, v)
 	}
-	b.publishRules()
+	return out
 }
 
 // adapt applies the consumer's load balancer name to an invoker (dubbo-go

@@ -14,13 +14,10 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 	"github.com/dubbogo/gost/log/logger"
 
-	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
-	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
-	"github.com/dubboroute/dubboroute/rules"
 )
 
 // Dynamic configuration (configurators) from the config center is applied
@@ -64,27 +61,6 @@ type providerOnly struct{ config_center.Configurator }
 // registration by extension/provider, both Java-exactly.
 func (p providerOnly) Configure(*common.URL) {}
 
-// subscribeConfigurators subscribes <consumer-app>.configurators and
-// <interface>:<version>:<group>.configurators and hands the lists to the
-// chain. Called from newBinding.
-func (b *Binding) subscribeConfigurators() {
-	appKey, svcKey := b.ref.ConfiguratorKeys()
-	app, c1 := rulestore.Subscribe(appKey, rules.KindConfigurators, func(r cluster.RuleRef) {
-		b.setConfigurators(configurator.ListApp, r)
-	})
-	svc, c2 := rulestore.Subscribe(svcKey, rules.KindConfigurators, func(r cluster.RuleRef) {
-		b.setConfigurators(configurator.ListService, r)
-	})
-	// Cancelled when the binding is released, as the router keys are.
-	b.cancelRef = append(b.cancelRef, c1, c2)
-	b.cfg[configurator.ListApp] = app.Configurators
-	b.cfg[configurator.ListService] = svc.Configurators
-	if l, ok := b.watchRegistryConfigurators(); ok {
-		b.cfg[configurator.ListRegistry] = l
-	}
-	b.publishConfigurators()
-}
-
 // watchRegistryConfigurators follows the registry's override:// URLs
 // (/<group>/<interface>/configurators, Dubbo 2.6's dynamic configuration,
 // which Java consumers still apply first) with dubboroute's own ZooKeeper
@@ -114,7 +90,7 @@ func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 		logger.Warnf("[dubboroute] registry %s: %v; registry override:// URLs of %s are not applied", ru.Location, err, b.iface)
 		return nil, false
 	}
-	b.cancelRef = append(b.cancelRef, cancel)
+	b.watches = append(b.watches, cancel)
 	origin := configurator.Origin{Key: "/" + group + "/" + b.iface + "/configurators"}
 	list := func(p dzk.Providers) (configurator.List, bool) {
 		l, err := configurator.RegistryList(b.consumer, p.URLs, origin)
@@ -139,49 +115,21 @@ func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 	go func() {
 		for p := range ch {
 			if l, ok := list(p); ok {
-				b.setList(configurator.ListRegistry, l)
+				b.setList(l)
 			}
 		}
 	}()
 	return first, ok
 }
 
-func (b *Binding) setConfigurators(list int, r cluster.RuleRef) {
-	b.setList(list, r.Configurators)
-}
-
-// setList replaces one configurator list and publishes the chain.
-func (b *Binding) setList(list int, l configurator.List) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return
-	}
-	b.cfg[list] = l
-	b.publishConfigurators()
-	if s := b.chain.Snapshot(); len(s.URLs) > 0 && s.URLs[0] != nil {
-		if app := s.URLs[0].Application(); app != "" && app != b.providerApp {
-			b.switchProviderApp(app)
-		}
-	}
-}
-
-// publishConfigurators hands a copy of the lists to the chain (nil when
-// empty: Java creates no override URL then); b.mu is held or b is new.
-func (b *Binding) publishConfigurators() {
-	var l *configurator.Lists
-	if !b.cfg.Empty() {
-		cp := b.cfg
-		l = &cp
-	}
-	b.chain.Update(func(in *cluster.Input) { in.Configurators = l })
-}
-
 // Configurators returns the binding's configurator lists in force.
 func (b *Binding) Configurators() configurator.Lists {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.cfg
+	if l := b.m.ConfiguratorLists(); l != nil {
+		return *l
+	}
+	return configurator.Lists{}
 }
 
 // invokerKeys maps Java's <method>.<key> to dubbo-go's methods.<method>.<key>

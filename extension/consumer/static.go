@@ -12,6 +12,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/tag"
+	"github.com/dubboroute/dubboroute/rules/assembly"
 )
 
 // staticRules reads dubbo.router / WithRouter configs from the URL
@@ -23,8 +24,8 @@ import (
 //     consumer application, else the provider-app slot (it applies when key
 //     is the provider application; see ruleFor);
 //   - scope application, tags: the tag slot, keyed by the provider app.
-func staticRules(u *common.URL, iface, consumerApp string) staticSet {
-	out := staticSet{providerApp: map[string]cluster.RuleRef{}, tags: map[string]cluster.RuleRef{}}
+func staticRules(u *common.URL, iface, consumerApp string) assembly.Statics {
+	out := assembly.Statics{ProviderApp: map[string]cluster.RuleRef{}, Tags: map[string]cluster.RuleRef{}}
 	raw, ok := u.GetAttribute(constant.RoutersConfigKey)
 	if !ok && u.SubURL != nil {
 		raw, ok = u.SubURL.GetAttribute(constant.RoutersConfigKey)
@@ -46,7 +47,7 @@ func staticRules(u *common.URL, iface, consumerApp string) staticSet {
 			if r, err := staticCondition(cfg); err != nil {
 				logger.Errorf("[dubboroute] static router key=%s rejected: %v", cfg.Key, err)
 			} else {
-				out.slots[cluster.SlotService] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
+				out.Slots[cluster.SlotService] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
 			}
 		case cfg.Scope == constant.RouterScopeApplication && len(cfg.Conditions) > 0:
 			r, err := staticCondition(cfg)
@@ -55,9 +56,9 @@ func staticRules(u *common.URL, iface, consumerApp string) staticSet {
 				continue
 			}
 			if cfg.Key == consumerApp {
-				out.slots[cluster.SlotConsumerApp] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
+				out.Slots[cluster.SlotConsumerApp] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
 			} else {
-				out.providerApp[cfg.Key] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
+				out.ProviderApp[cfg.Key] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
 			}
 		case len(cfg.Tags) > 0:
 			r, err := staticTag(cfg)
@@ -65,18 +66,10 @@ func staticRules(u *common.URL, iface, consumerApp string) staticSet {
 				logger.Errorf("[dubboroute] static tag router key=%s rejected: %v", cfg.Key, err)
 				continue
 			}
-			out.tags[cfg.Key] = cluster.RuleRef{Key: key, Version: "static", Tag: r}
+			out.Tags[cfg.Key] = cluster.RuleRef{Key: key, Version: "static", Tag: r}
 		}
 	}
 	return out
-}
-
-// staticSet is a reference's static rules: by slot, and the
-// application-keyed ones that wait for the provider application.
-type staticSet struct {
-	slots       cluster.Rules
-	providerApp map[string]cluster.RuleRef
-	tags        map[string]cluster.RuleRef
 }
 
 func staticCondition(cfg *global.RouterConfig) (*condition.Rule, error) {

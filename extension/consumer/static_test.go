@@ -28,16 +28,16 @@ func TestStaticServiceRuleAppliesOnlyToItsService(t *testing.T) {
 	reg, _ := common.NewURL("memory://127.0.0.1:0")
 	reg.SubURL = ref
 	st := staticRules(reg, "com.foo.Bar", "c1")
-	svc := st.slots[cluster.SlotService]
+	svc := st.Slots[cluster.SlotService]
 	if svc.Condition == nil || len(svc.Condition.Conditions) != 1 || svc.Condition.Conditions[0].Text != "method=a => port=1" || !svc.Condition.Force {
 		t.Errorf("service slot = %+v", svc)
 	}
-	if st.slots[cluster.SlotConsumerApp].Condition == nil {
+	if st.Slots[cluster.SlotConsumerApp].Condition == nil {
 		t.Error("application rule keyed by the consumer app not applied")
 	}
 	other := staticRules(reg, "com.foo.Other", "c9")
-	if c := other.slots[cluster.SlotService].Condition; c == nil || c.Conditions[0].Text != "=> port=2" {
-		t.Errorf("com.foo.Other got %+v", other.slots[cluster.SlotService])
+	if c := other.Slots[cluster.SlotService].Condition; c == nil || c.Conditions[0].Text != "=> port=2" {
+		t.Errorf("com.foo.Other got %+v", other.Slots[cluster.SlotService])
 	}
 }
 

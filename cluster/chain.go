@@ -570,26 +570,39 @@ func (c *Chain) Route(inv base.Invocation, trace *router.Trace) (out []base.Invo
 	return s.Route(inv, trace, c.opts.Observer)
 }
 
-// List is Route for dubbo-go's directories: when no provider is left it
-// returns a single invoker whose Invoke fails with a NoProviderError that
-// carries the trace of this call (routed again, on the same snapshot, with
-// recording on), so dubbo-go's cluster invokers hand that error to the
-// application instead of a bare "no provider available".
-func (c *Chain) List(inv base.Invocation) []base.Invoker {
+// Routed is Route for callers that take an error: the routed invokers,
+// or, when no provider is left, a NoProviderError that carries the trace
+// of this call (routed again, on the same snapshot, with recording on) and
+// the providers dropped before routing.
+func (c *Chain) Routed(inv base.Invocation) ([]base.Invoker, *NoProviderError) {
 	out := c.Route(inv, nil)
 	if len(out) > 0 {
-		return out
+		return out, nil
 	}
 	s := c.cur.Load()
 	trace := &router.Trace{}
 	call := CallOf(inv)
 	s.RouteSet(&call, trace, nil)
-	np := newNoProviderInvoker(c.opts.Name, s, call.Method, trace)
+	np := &NoProviderError{Service: c.opts.Name, Method: call.Method, Providers: len(s.Invokers),
+		Generation: s.Generation, Trace: trace, Wanted: wanted(s.Consumer)}
 	if c.opts.Dropped != nil {
-		np.err.Dropped = c.opts.Dropped()
+		np.Dropped = c.opts.Dropped()
 	}
 	if c.opts.OnNoProvider != nil {
-		c.opts.OnNoProvider(np.err)
+		c.opts.OnNoProvider(np)
 	}
-	return []base.Invoker{np}
+	return nil, np
+}
+
+// List is Route at dubbo-go's directory boundary, whose List cannot return
+// an error: when no provider is left it returns a single invoker whose
+// Invoke fails with Routed's NoProviderError, so that dubbo-go's own
+// cluster strategies hand that error to the application instead of a bare
+// "no provider available". dubboroute's strategies call Routed.
+func (c *Chain) List(inv base.Invocation) []base.Invoker {
+	out, np := c.Routed(inv)
+	if np == nil {
+		return out
+	}
+	return []base.Invoker{newNoProviderInvoker(c.cur.Load(), np)}
 }

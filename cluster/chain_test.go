@@ -180,14 +180,17 @@ func TestListNoProviderCarriesTrace(t *testing.T) {
 	c := New(consumerURL("demo-consumer1"), Options{Name: iface})
 	c.SetInvokers([]base.Invoker{invoker(t, "127.0.0.1:20882", "")})
 	c.SetRule(SlotService, condRule(t, iface+"::.condition-router", serviceRule))
+	if out, e := c.Routed(call("queryAll", nil)); e == nil || len(out) != 0 {
+		t.Fatalf("Routed = %v, %v; want no invoker and the NoProviderError", out, e)
+	}
+	// dubbo-go's boundary: List answers with one invoker failing with it.
 	got := c.List(call("queryAll", nil))
-	e, ok := AsNoProvider(got)
-	if !ok {
+	if len(got) != 1 {
 		t.Fatalf("List = %v, want the no-provider invoker", got)
 	}
 	res := got[0].Invoke(t.Context(), call("queryAll", nil))
-	var npe *NoProviderError
-	if !errors.As(res.Error(), &npe) || npe != e {
+	var e *NoProviderError
+	if !errors.As(res.Error(), &e) {
 		t.Fatalf("Invoke error = %v", res.Error())
 	}
 	msg := e.Error()
@@ -207,9 +210,9 @@ func TestNoProviderNamesDroppedProviders(t *testing.T) {
 		dropped = append(dropped, Dropped{Address: "127.0.0.1:2088" + strconv.Itoa(i), Reason: `protocol "dubbo", the reference wants "tri"`})
 	}
 	c := New(consumerURL("demo-consumer1"), Options{Name: iface, Dropped: func() []Dropped { return dropped }})
-	e, ok := AsNoProvider(c.List(call("queryAll", nil)))
-	if !ok {
-		t.Fatal("no providers: List must answer with the no-provider invoker")
+	_, e := c.Routed(call("queryAll", nil))
+	if e == nil {
+		t.Fatal("no providers: Routed must answer with a NoProviderError")
 	}
 	msg := e.Error()
 	for _, want := range []string{
@@ -225,7 +228,7 @@ func TestNoProviderNamesDroppedProviders(t *testing.T) {
 		t.Errorf("error %q lists more than %d dropped providers", msg, maxDroppedShown)
 	}
 	dropped = nil
-	e, _ = AsNoProvider(c.List(call("queryAll", nil)))
+	_, e = c.Routed(call("queryAll", nil))
 	if strings.Contains(e.Error(), "dropped") {
 		t.Errorf("nothing dropped, but the error says %q", e.Error())
 	}

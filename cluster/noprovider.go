@@ -78,18 +78,15 @@ type noProviderInvoker struct {
 	err *NoProviderError
 }
 
-func newNoProviderInvoker(name string, s *Snapshot, method string, trace *router.Trace) *noProviderInvoker {
+func newNoProviderInvoker(s *Snapshot, err *NoProviderError) *noProviderInvoker {
 	var u *common.URL
 	if len(s.Invokers) > 0 {
 		u = s.Invokers[0].GetURL()
 	}
 	if u == nil {
-		u = common.NewURLWithOptions(common.WithProtocol("dubboroute-no-provider"), common.WithPath(name))
+		u = common.NewURLWithOptions(common.WithProtocol("dubboroute-no-provider"), common.WithPath(err.Service))
 	}
-	return &noProviderInvoker{url: u, err: &NoProviderError{
-		Service: name, Method: method, Providers: len(s.Invokers), Generation: s.Generation, Trace: trace,
-		Wanted: wanted(s.Consumer),
-	}}
+	return &noProviderInvoker{url: u, err: err}
 }
 
 // GetURL implements common.Node.
@@ -104,19 +101,6 @@ func (n *noProviderInvoker) Destroy() {}
 // Invoke fails with the NoProviderError.
 func (n *noProviderInvoker) Invoke(context.Context, base.Invocation) result.Result {
 	return &result.RPCResult{Err: n.err}
-}
-
-// AsNoProvider reports whether invokers is List's "no provider" answer and
-// returns its error.
-func AsNoProvider(invokers []base.Invoker) (*NoProviderError, bool) {
-	if len(invokers) != 1 {
-		return nil, false
-	}
-	n, ok := invokers[0].(*noProviderInvoker)
-	if !ok {
-		return nil, false
-	}
-	return n.err, true
 }
 
 // wanted describes the providers a consumer subscribes to: interface,

@@ -3,7 +3,7 @@ package extension
 import (
 	"context"
 
-	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
+	"dubbo.apache.org/dubbo-go/v3/common"
 	"github.com/prometheus/client_golang/prometheus"
 
 	_ "github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
@@ -112,10 +112,10 @@ func BindingFor(iface, consumerApp string) *Binding { return consumer.BindingFor
 // one interface in creation order).
 func AllBindings() []*Binding { return consumer.AllBindings() }
 
-// Install replaces the dubbo-go RouterChain of a directory (registry or
-// static) by its dubboroute binding's chain and returns the binding; nil if
-// the directory has no binding or does not expose its chain.
-func Install(dir directory.Directory) *Binding { return consumer.Install(dir) }
+// NewBinding builds a binding outside a dubbo-go reference, for tools and
+// tests (see consumer.NewBinding); feed it with Binding.Notify, end it with
+// Binding.Release.
+func NewBinding(u *common.URL) *Binding { return consumer.NewBinding(u) }
 
 // GrayLoadBalance is the process-wide gray balancer registered as "gray".
 func GrayLoadBalance() *graylb.LoadBalance { return shared.GrayLB }

@@ -88,6 +88,29 @@ func (s *ConfigStore) Put(group, key, value string) {
 	}
 }
 
+// PutEmpty stores an empty value under an existing key and notifies its
+// listeners with a modification whose content is empty, as ZooKeeper does
+// for a node whose data is set empty (Put with "" deletes instead). A key
+// that does not exist is left alone.
+func (s *ConfigStore) PutEmpty(group, key string) {
+	s.deliver.Lock()
+	defer s.deliver.Unlock()
+	k := configKey{group, key}
+	s.mu.Lock()
+	_, existed := s.values[k]
+	if existed {
+		s.values[k] = ""
+	}
+	ls := append([]config_center.ConfigurationListener(nil), s.ls[k]...)
+	s.mu.Unlock()
+	if !existed {
+		return
+	}
+	for _, l := range ls {
+		l.Process(&config_center.ConfigChangeEvent{Key: key, Value: "", ConfigType: remoting.EventTypeUpdate})
+	}
+}
+
 // Delete removes a key and notifies its listeners if it existed.
 func (s *ConfigStore) Delete(group, key string) { s.Put(group, key, "") }
 

@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
-	"dubbo.apache.org/dubbo-go/v3/global"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"github.com/dubbogo/gost/log/logger"
@@ -61,6 +61,7 @@ type Binding struct {
 	// as a Java consumer's refer waits for its synchronous first notify.
 	created   time.Time
 	ready     atomic.Bool
+	installed atomic.Bool // the binding's chain is in its directory
 	readyCh   chan struct{}
 	readyOnce sync.Once
 	settle    *time.Timer // b.mu
@@ -109,9 +110,26 @@ func Bindings(iface string) []*Binding {
 	return append([]*Binding(nil), bindings[iface]...)
 }
 
-// newBinding builds the binding for the URL dubbo-go hands a router factory:
-// in registry mode the registry URL with the reference URL as SubURL; in
-// direct mode the first (merged) invoker URL.
+// NewBinding builds a binding outside a dubbo-go reference, for tools and
+// tests: u is a directory URL (a registry URL whose SubURL is the reference
+// URL, or in direct mode the first provider's URL). It subscribes the
+// reference's rules at once; hand it providers with Notify and end it with
+// Release. A reference's own binding is built by the installation, with
+// its directory.
+func NewBinding(u *common.URL) *Binding { return newBinding(u) }
+
+// Notify is an address notification: the providers in registry order, as
+// a directory delivers them to its router chain.
+func (b *Binding) Notify(invokers []base.Invoker) { b.setInvokers(invokers) }
+
+// SetRegistryConfigurators replaces the registry's configurator list (its
+// override:// URLs, applied first): dubboroute follows ZooKeeper's itself;
+// a tool, or a registry it does not follow, hands them here.
+func (b *Binding) SetRegistryConfigurators(l configurator.List) { b.setList(l) }
+
+// newBinding builds the binding of a directory URL: in registry mode the
+// registry URL with the reference URL as SubURL; in direct mode the first
+// (merged) invoker URL.
 func newBinding(u *common.URL) *Binding {
 	ref := u
 	if u.SubURL != nil {
@@ -478,72 +496,61 @@ func (l *lbInvoker) GetURL() *common.URL { return l.url }
 // Unwrap returns the provider invoker.
 func (l *lbInvoker) Unwrap() base.Invoker { return l.Invoker }
 
-// bindingRouter is what dubbo-go's RouterChain holds for a reference until
-// the cluster wrapper swaps the chain out: it forwards Notify to the
-// binding and, should some path route through dubbo-go's chain anyway,
-// routes with the binding's chain.
-type bindingRouter struct{ b *Binding }
+// tapRouter is the binding's router in the chain dubbo-go builds inside
+// the directory's constructor: it forwards the providers delivered then
+// (registries that load their instances synchronously) to the binding, and
+// routes nothing. Once the binding's chain replaced dubbo-go's, the
+// directory notifies that chain directly.
+type tapRouter struct {
+	b   *Binding
+	url *common.URL
+}
 
-// probeKey is the invocation attribute the cluster wrapper uses to find the
-// binding inside a dubbo-go RouterChain.
-const probeKey = "dubboroute.probe"
-
-type probe struct{ b *Binding }
-
-// Route implements dubbo-go's PriorityRouter.
-func (r *bindingRouter) Route(invokers []base.Invoker, _ *common.URL, inv base.Invocation) []base.Invoker {
-	if v, ok := inv.GetAttribute(probeKey); ok {
-		if p, ok := v.(*probe); ok {
-			p.b = r.b
-		}
-		return invokers
-	}
-	out := r.b.chain.List(inv)
-	if len(out) == 0 || len(invokers) == len(r.b.chain.Snapshot().Invokers) {
-		return out
-	}
-	// dubbo-go's chain filtered the list first: keep the intersection.
-	keep := make(map[*common.URL]bool, len(invokers))
-	for _, i := range invokers {
-		keep[i.GetURL()] = true
-	}
-	var res []base.Invoker
-	for _, o := range out {
-		u := o.GetURL()
-		if w, ok := o.(*lbInvoker); ok {
-			u = w.Invoker.GetURL()
-		}
-		if w, ok := unwrapInvoker(o).(*cfgInvoker); ok {
-			u = w.Invoker.GetURL()
-		}
-		if keep[u] {
-			res = append(res, o)
-		}
-	}
-	if len(res) == 0 {
-		return out[:0]
-	}
-	return res
+// Route implements dubbo-go's PriorityRouter: the list unchanged.
+func (r *tapRouter) Route(invokers []base.Invoker, _ *common.URL, _ base.Invocation) []base.Invoker {
+	return invokers
 }
 
 // URL implements dubbo-go's PriorityRouter.
-func (r *bindingRouter) URL() *common.URL { return r.b.url }
+func (r *tapRouter) URL() *common.URL { return r.url }
 
-// Priority implements dubbo-go's PriorityRouter: first, so that if this
-// router ever routes in dubbo-go's chain it sees the full list.
-func (r *bindingRouter) Priority() int64 { return -1 << 62 }
+// Priority implements dubbo-go's PriorityRouter: first.
+func (r *tapRouter) Priority() int64 { return -1 << 62 }
 
 // Notify implements dubbo-go's PriorityRouter.
-func (r *bindingRouter) Notify(invokers []base.Invoker) { r.b.setInvokers(invokers) }
-
-// SetStaticConfig implements dubbo-go's StaticConfigSetter. Static rules are
-// read from the URL when the binding is built; this only logs configs that
-// arrive later.
-func (r *bindingRouter) SetStaticConfig(cfg *global.RouterConfig) {
-	if cfg != nil {
-		logger.Debugf("[dubboroute] %s: static router config key=%s scope=%s (read at build)", r.b.iface, cfg.Key, cfg.Scope)
+func (r *tapRouter) Notify(invokers []base.Invoker) {
+	if !r.b.installed.Load() {
+		r.b.setInvokers(invokers)
 	}
 }
+
+// boundDirectory is a dubbo-go directory with its binding: what
+// installation hands dubbo-go's cluster strategies. dubboroute's own
+// strategies route through it (strategies.Routing): the snapshot, and a
+// typed NoProviderError instead of dubbo-go's List.
+type boundDirectory struct {
+	directory.Directory
+	b *Binding
+}
+
+// Snapshot implements strategies.Routing.
+func (d *boundDirectory) Snapshot() *cluster.Snapshot { return d.b.chain.Snapshot() }
+
+// Routed implements strategies.Routing: the routed providers, or the
+// *cluster.NoProviderError with the call's trace.
+func (d *boundDirectory) Routed(inv base.Invocation) ([]base.Invoker, error) {
+	if !d.b.ready.Load() {
+		d.b.awaitProviders()
+	}
+	out, np := d.b.chain.Routed(inv)
+	if np != nil {
+		return nil, np
+	}
+	return out, nil
+}
+
+// Binding returns the directory's binding.
+func (d *boundDirectory) Binding() *Binding { return d.b }
 
 // dgChain is dubbo-go's router.Chain backed by a binding; directories call
 // it directly once the cluster wrapper installed it.
@@ -568,13 +575,6 @@ func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
 		logger.Warnf("[dubboroute] %s: %d dubbo-go routers added via AddRouters are ignored", c.b.iface, len(rs))
 	}
 }
-
-// Binding returns the binding behind the chain.
-func (c *dgChain) Binding() *Binding { return c.b }
-
-// ClusterChain returns the chain (extension/strategies reads the
-// configured consumer URL from its snapshot).
-func (c *dgChain) ClusterChain() *cluster.Chain { return c.b.chain }
 
 // Consumer is the consumer URL the binding's routers see (the
 // reference's parameters as dubbo-go's registry directory builds them).

@@ -52,7 +52,7 @@ var ClusterNames = []string{
 }
 
 func registerInstall() {
-	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return bindingFactory{} })
+	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return tapFactory{} })
 	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	// dubbo-go's chain is swapped out of every directory, so its script
@@ -89,19 +89,35 @@ func wrapCluster(name string, c dgcluster.Cluster) dgcluster.Cluster {
 	return &clusterWrapper{name: name, inner: c}
 }
 
-// installing makes a directory constructor install the binding's chain in
-// every directory it builds.
+// installing makes a directory constructor bind every directory it
+// builds: the binding is created first, from the directory URL, and handed
+// to dubbo-go's router chain builder through the URL's bindingAttr
+// attribute (dubbo-go builds the chain inside the constructor and delivers
+// the first providers to it before returning: the tap router forwards
+// them); then the binding's chain replaces dubbo-go's, and the directory
+// goes on wrapped, with its binding.
 func installing(newDir discovery.DirFactory) discovery.DirFactory {
 	return func(u *common.URL, r registry.Registry) (directory.Directory, error) {
 		warmProtocols.Do(warmProtocolSingletons)
 		strategies.EnsureCluster(u, wrapCluster) // unknown cluster names: failover, not a nil invoker
-		dir, err := newDir(u, r)
-		if err == nil && dir != nil {
-			Install(dir)
+		if u == nil {
+			return newDir(u, r)
 		}
-		return dir, err
+		b := newBinding(u)
+		u.SetAttribute(bindingAttr, b)
+		dir, err := newDir(u, r)
+		u.DeleteAttribute(bindingAttr)
+		if dir == nil {
+			b.release()
+			return dir, err
+		}
+		return bind(dir, b), err
 	}
 }
+
+// bindingAttr is the directory URL attribute that carries the binding to
+// the tap router while dubbo-go builds the directory.
+const bindingAttr = "dubboroute.binding"
 
 // warmProtocols creates dubbo-go's protocol singletons once, on the
 // goroutine that builds the first registry directory, before any
@@ -122,16 +138,23 @@ func warmProtocolSingletons() {
 	dgext.GetProtocol(constant.DubboProtocol)
 }
 
-// bindingFactory replaces dubbo-go's "tag" router factory: every router
-// chain dubbo-go builds gets one binding router.
-type bindingFactory struct{}
+// tapFactory replaces dubbo-go's "tag" router factory: in the chain
+// dubbo-go builds inside a directory that installing binds, a tapRouter
+// forwards the providers delivered during construction to the binding;
+// other chains (static directories, which Join binds) get nothing.
+type tapFactory struct{}
 
 // NewPriorityRouter implements dubbo-go's PriorityRouterFactory.
-func (bindingFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRouter, error) {
+func (tapFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRouter, error) {
 	if u == nil {
 		return nil, nil
 	}
-	return &bindingRouter{b: newBinding(u)}, nil
+	if v, ok := u.GetAttribute(bindingAttr); ok {
+		if b, ok := v.(*Binding); ok {
+			return &tapRouter{b: b, url: u}, nil
+		}
+	}
+	return nil, nil
 }
 
 // offFactory replaces dubbo-go's condition router factories: (nil, nil)
@@ -154,20 +177,28 @@ type chainHolder interface {
 	SetRouterChain(dgrouter.Chain)
 }
 
-// Join implements dubbo-go's cluster.Cluster.
+// Join implements dubbo-go's cluster.Cluster: the strategy joins the bound
+// directory (a registry directory bound when it was built, or a static
+// one of direct URLs bound here); a join of registries is passed through.
 func (w *clusterWrapper) Join(dir directory.Directory) base.Invoker {
-	var b *Binding
-	if joinsRegistries(dir) {
+	bd, _ := dir.(*boundDirectory)
+	switch {
+	case bd != nil:
+	case joinsRegistries(dir):
 		passThrough(dir)
-	} else {
-		b = Install(dir)
+	default:
+		bd = bindStatic(dir)
 	}
-	ivk := w.inner.Join(dir)
+	joined := dir
+	if bd != nil {
+		joined = bd
+	}
+	ivk := w.inner.Join(joined)
 	if ivk == nil {
 		return nil
 	}
-	if b != nil {
-		ivk = &releasingInvoker{Invoker: ivk, b: b, dir: dir}
+	if bd != nil {
+		ivk = &releasingInvoker{Invoker: ivk, b: bd.b, dir: bd.Directory}
 	}
 	return lane.ClusterInvoker(ivk)
 }
@@ -206,29 +237,25 @@ func joinsRegistries(dir directory.Directory) bool {
 }
 
 // passThrough replaces the router chain dubbo-go built for a registry-level
-// join by one that returns the per-registry invokers unchanged, and
-// releases the binding dubbo-go's chain created for it.
+// join by one that returns the per-registry invokers unchanged.
 func passThrough(dir directory.Directory) {
 	h, ok := dir.(chainHolder)
 	if !ok {
 		return
 	}
-	cur := h.RouterChain()
-	if cur == nil {
+	if _, done := h.RouterChain().(passChain); done {
 		return
 	}
-	if _, done := cur.(passChain); done {
-		return
-	}
-	p := &probe{}
-	inv := invocation.NewRPCInvocation("$dubboroute.probe", nil, nil)
-	inv.SetAttribute(probeKey, p)
-	all := cur.Route(dir.GetURL(), inv)
-	if p.b != nil {
-		p.b.release()
-	}
+	all := staticInvokers(dir, h)
 	h.SetRouterChain(passChain{invokers: all})
 	logger.Debugf("[dubboroute] %s: %d registries joined; routing happens inside each registry's directory", dir.GetURL().Service(), len(all))
+}
+
+// staticInvokers are a static directory's invokers: its List without a
+// router chain returns them all.
+func staticInvokers(dir directory.Directory, h chainHolder) []base.Invoker {
+	h.SetRouterChain(nil)
+	return dir.List(invocation.NewRPCInvocation("", nil, nil))
 }
 
 // passChain is the router chain of a registry-level join: no routing.
@@ -244,32 +271,32 @@ func (passChain) SetInvokers([]base.Invoker) {}
 // AddRouters implements dubbo-go's router.Chain.
 func (passChain) AddRouters([]dgrouter.PriorityRouter) {}
 
-// Install replaces the dubbo-go RouterChain of a directory (registry or
-// static) by its dubboroute binding's chain and returns the binding; nil if
-// the directory has no binding (for example when dubbo-go could not build
-// its chain) or does not expose its chain.
-func Install(dir directory.Directory) *Binding {
+// bind installs b's chain in dir (in place of the chain dubbo-go built)
+// and returns dir with its binding.
+func bind(dir directory.Directory, b *Binding) *boundDirectory {
+	if h, ok := dir.(chainHolder); ok {
+		h.SetRouterChain(&dgChain{b: b})
+	} else {
+		logger.Warnf("[dubboroute] directory %T of %s does not expose its router chain; its List routes without dubboroute (the cluster strategies still route)", dir, b.iface)
+	}
+	b.installed.Store(true)
+	return &boundDirectory{Directory: dir, b: b}
+}
+
+// bindStatic binds a static directory (direct URLs): a binding from its
+// URL (the first invoker's, as dubbo-go builds its chain), fed its
+// invokers. nil if the directory does not expose its router chain.
+func bindStatic(dir directory.Directory) *boundDirectory {
 	h, ok := dir.(chainHolder)
-	if !ok {
+	if !ok || dir.GetURL() == nil {
+		logger.Warnf("[dubboroute] directory %T has no URL or router chain; dubbo-go routes it", dir)
 		return nil
 	}
-	cur := h.RouterChain()
-	if c, ok := cur.(*dgChain); ok {
-		return c.b
-	}
-	if cur == nil || dir.GetURL() == nil {
-		return nil
-	}
-	p := &probe{}
-	inv := invocation.NewRPCInvocation("$dubboroute.probe", nil, nil)
-	inv.SetAttribute(probeKey, p)
-	cur.Route(dir.GetURL(), inv)
-	if p.b == nil {
-		logger.Warnf("[dubboroute] directory %s has no dubboroute binding; dubbo-go's router chain stays", dir.GetURL().Service())
-		return nil
-	}
-	h.SetRouterChain(&dgChain{b: p.b})
-	return p.b
+	invokers := staticInvokers(dir, h)
+	b := newBinding(dir.GetURL())
+	bd := bind(dir, b)
+	b.setInvokers(invokers)
+	return bd
 }
 
 // grayMetricsLB counts picks and delegates to the gray balancer.

@@ -12,7 +12,6 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
-	dgrouter "dubbo.apache.org/dubbo-go/v3/cluster/router"
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -24,10 +23,15 @@ import (
 	"github.com/dubboroute/dubboroute/cluster/strategy"
 )
 
-// ChainView is implemented by dubboroute's router chain in a directory
-// (extension's dgChain): the chain whose snapshot holds the configured
-// consumer URL.
-type ChainView interface{ ClusterChain() *cluster.Chain }
+// Routing is implemented by a directory dubboroute bound (extension's
+// consumer installation): its snapshot (which holds the configured consumer
+// URL), and the routed providers of a call or a *cluster.NoProviderError
+// carrying the call's trace. A directory without it (a join of
+// registries) is listed through dubbo-go's List.
+type Routing interface {
+	Snapshot() *cluster.Snapshot
+	Routed(inv base.Invocation) ([]base.Invoker, error)
+}
 
 // invoker is one reference's cluster invoker: mock around a strategy.
 type invoker struct {
@@ -109,12 +113,8 @@ func (p params) int(k string, def int) int {
 }
 
 func (i *invoker) params() params {
-	if h, ok := i.dir.(interface{ RouterChain() dgrouter.Chain }); ok {
-		if v, ok := h.RouterChain().(ChainView); ok {
-			if c := v.ClusterChain(); c != nil {
-				return params{snap: c.Snapshot()}
-			}
-		}
+	if r, ok := i.dir.(Routing); ok {
+		return params{snap: r.Snapshot()}
 	}
 	u := i.dir.GetURL()
 	if u != nil && u.SubURL != nil {
@@ -355,9 +355,14 @@ type dgCall struct {
 // List implements strategy.Call: dubboroute's chain, minus the
 // invalidated invokers that are still unavailable.
 func (c *dgCall) List() ([]base.Invoker, error) {
-	list := c.i.dir.List(c.inv)
-	if np, ok := cluster.AsNoProvider(list); ok {
-		return nil, np
+	var list []base.Invoker
+	if r, ok := c.i.dir.(Routing); ok {
+		var err error
+		if list, err = r.Routed(c.inv); err != nil {
+			return nil, err
+		}
+	} else {
+		list = c.i.dir.List(c.inv)
 	}
 	if len(list) == 0 {
 		return nil, &rpcError{err: fmt.Errorf("dubboroute: no provider available for %s.%s", c.i.iface, c.inv.MethodName()), code: strategy.CodeNoInvoker}

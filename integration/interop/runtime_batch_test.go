@@ -10,8 +10,6 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
-	"dubbo.apache.org/dubbo-go/v3/common/constant"
-	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
@@ -47,10 +45,11 @@ const (
 // probabilities, and with configurators the disabled providers and the
 // weights. Any divergence between the two paths fails.
 //
-// Cases a memory config center cannot express as the runtime would see
-// them are skipped and counted: the registry's override:// URLs (read from
-// ZooKeeper registries only) and an empty configurators update (the memory
-// store deletes a key written empty; ZooKeeper keeps an empty node).
+// The registry's override:// URLs reach the binding as the ZooKeeper
+// watch hands them over (Binding.SetRegistryConfigurators), an update to
+// empty content as ZooKeeper delivers it (a change to ""). Only the rule
+// shapes no config center holds (single conditions and router URLs, extra
+// routers of the route command) are skipped, and counted.
 func TestRuntimeMatchesBatch(t *testing.T) {
 	dc := memory.NewDynamicConfiguration(memory.Configs, "")
 	env := conf.GetEnvInstance()
@@ -116,16 +115,10 @@ func TestRuntimeMatchesBatch(t *testing.T) {
 // runtimeUnfit says why a case cannot run through the memory config
 // center as it would reach a running consumer ("" if it can).
 func runtimeUnfit(c *Case) string {
-	if len(c.RegistryConfigurators) > 0 {
-		return "registry override:// URLs"
-	}
 	seen := map[string]bool{}
 	for _, r := range c.Rules {
 		if r.Key == nil {
 			return "not a config-center rule"
-		}
-		if strings.HasSuffix(*r.Key, ".configurators") && seen[*r.Key] && r.Content != nil && *r.Content == "" {
-			return "empty configurators update"
 		}
 		seen[*r.Key] = true
 	}
@@ -171,17 +164,25 @@ func runRuntime(t *testing.T, c *Case) (Answer, Case) {
 	}
 	reg, _ := common.NewURL("memory://127.0.0.1:0")
 	reg.SubURL = ref
-	factory := dgext.GetRouterFactory(constant.TagRouterFactoryKey)
-	pr, err := factory.NewPriorityRouter(reg)
-	if err != nil || pr == nil {
-		t.Fatalf("%s: the router factory built no router: %v", c.ID, err)
-	}
-	bs := extension.Bindings(Iface)
-	if len(bs) == 0 {
-		t.Fatalf("%s: no binding for %s", c.ID, Iface)
-	}
-	b := bs[len(bs)-1]
+	b := extension.NewBinding(reg)
 	defer b.Release()
+	if len(c.RegistryConfigurators) > 0 {
+		// The registry's override:// URLs, as the ZooKeeper watch hands
+		// them over with the first notification.
+		var urls []*router.URL
+		for _, raw := range c.RegistryConfigurators {
+			u, err := router.ParseURL(raw)
+			if err != nil {
+				t.Fatalf("%s: registry configurator %s: %v", c.ID, raw, err)
+			}
+			urls = append(urls, u)
+		}
+		l, err := configurator.RegistryList(b.Consumer(), urls, configurator.Origin{Key: "/dubbo/" + Iface + "/configurators"})
+		if err != nil {
+			t.Fatalf("%s: registry configurators: %v", c.ID, err)
+		}
+		b.SetRegistryConfigurators(l)
+	}
 	invokers := make([]base.Invoker, len(c.Providers))
 	byInvoker := map[base.Invoker]string{}
 	for i, p := range c.Providers {
@@ -192,11 +193,18 @@ func runRuntime(t *testing.T, c *Case) (Answer, Case) {
 		invokers[i] = base.NewBaseInvoker(u)
 		byInvoker[invokers[i]] = p.ID
 	}
-	pr.Notify(invokers)
+	b.Notify(invokers)
 	for _, r := range updates {
-		if r.Content == nil {
+		switch {
+		case r.Content == nil:
 			memory.DeleteRule(*r.Key)
-		} else {
+		case *r.Content == "":
+			// A node set empty (ZooKeeper keeps it): a change to "".
+			if _, ok := memory.GetRule(*r.Key); !ok {
+				memory.PutRule(*r.Key, "\n")
+			}
+			memory.Configs.PutEmpty(memory.DefaultGroup, *r.Key)
+		default:
 			memory.PutRule(*r.Key, *r.Content)
 		}
 	}

@@ -83,7 +83,7 @@ type Batch struct {
 func (r *Reference) Assemble(urls []*router.URL, registry configurator.List, events []Event, grayRead bool) *Batch {
 	b := &Batch{}
 	m := NewMachine(r, Statics{}, grayRead)
-	cur := map[string]*string{}    // the config center's content per key
+	cur := map[string]*string{} // the config center's content per key
 	sources := map[string]*KeySource{}
 	touched := map[string]bool{}
 	var updates []Event

@@ -552,6 +552,18 @@ func (d *boundDirectory) Routed(inv base.Invocation) ([]base.Invoker, error) {
 // Binding returns the directory's binding.
 func (d *boundDirectory) Binding() *Binding { return d.b }
 
+// IsAvailable implements common.Node. A join of registries asks it before
+// its first call reaches the directory, so until the registry delivered
+// the first providers (or StartupWait passed) it waits as a call does: the
+// first call of a registry-type all reference does not find every registry
+// still empty.
+func (d *boundDirectory) IsAvailable() bool {
+	if !d.b.ready.Load() {
+		d.b.awaitProviders()
+	}
+	return d.Directory.IsAvailable()
+}
+
 // dgChain is dubbo-go's router.Chain backed by a binding; directories call
 // it directly once the cluster wrapper installed it.
 type dgChain struct{ b *Binding }

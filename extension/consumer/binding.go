@@ -250,7 +250,6 @@ type pending struct {
 	cfg          **configurator.Lists
 	invokers     []base.Invoker
 	setInvokers  bool
-	followedApp  string // logged when the provider application changed
 	followedMesh []string
 }
 

@@ -232,11 +232,3 @@ func (c *cfgInvoker) Invoke(ctx context.Context, inv base.Invocation) result.Res
 	}
 	return c.Invoker.Invoke(ctx, inv)
 }
-
-// unwrapInvoker strips the load-balancer adapter.
-func unwrapInvoker(ivk base.Invoker) base.Invoker {
-	if l, ok := ivk.(*lbInvoker); ok {
-		return l.Invoker
-	}
-	return ivk
-}

@@ -604,5 +604,11 @@ func (c *Chain) List(inv base.Invocation) []base.Invoker {
 	if np == nil {
 		return out
 	}
-	return []base.Invoker{newNoProviderInvoker(c.cur.Load(), np)}
+	return NoProviderList(c.cur.Load(), np)
+}
+
+// NoProviderList is List's answer for err at dubbo-go's boundary: one
+// invoker whose Invoke fails with err (its URL the first provider's of s).
+func NoProviderList(s *Snapshot, err *NoProviderError) []base.Invoker {
+	return []base.Invoker{newNoProviderInvoker(s, err)}
 }

@@ -36,27 +36,61 @@ import (
 // registry is process-wide): p0 and p1 plain, p2 with status=gray.
 var p0, p1, p2 int
 
-// spyRoutes counts calls that reached a router inside dubbo-go's own
-// RouterChain (the probe the extension sends once per directory excluded).
-var spyRoutes atomic.Int64
+// foreignApp is the consumer application whose references get the test's
+// own dubbo-go routers (foreignFactory); other references get none.
+const foreignApp = "demo-consumer-foreign"
 
-type spyFactory struct{}
+// keepPort is the provider port the keep router leaves (set in TestMain).
+var keepPort atomic.Int64
 
-func (spyFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRouter, error) {
-	return spyRouter{u}, nil
-}
+// foreignFactory is an application's own PriorityRouterFactory, registered
+// in dubbo-go as any application would: for foreignApp's references it
+// builds a router that keeps one provider (priority 10) and one that
+// panics on calls carrying the "boom" attachment (priority 5).
+type foreignFactory struct{ kind string }
 
-type spyRouter struct{ u *common.URL }
-
-func (s spyRouter) Route(ivks []base.Invoker, _ *common.URL, inv base.Invocation) []base.Invoker {
-	if inv.MethodName() != "$dubboroute.probe" {
-		spyRoutes.Add(1)
+func (f foreignFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRouter, error) {
+	app := u.GetParam(constant.ApplicationKey, "")
+	if u.SubURL != nil {
+		app = u.SubURL.GetParam(constant.ApplicationKey, "")
 	}
-	return nil // if dubbo-go's chain routed calls, every call would fail
+	if app != foreignApp {
+		return nil, nil
+	}
+	if f.kind == "panic" {
+		return panicRouter{u}, nil
+	}
+	return keepRouter{u}, nil
 }
-func (s spyRouter) URL() *common.URL      { return s.u }
-func (s spyRouter) Priority() int64       { return 1000 }
-func (s spyRouter) Notify([]base.Invoker) {}
+
+var keepNotified atomic.Int64
+
+type keepRouter struct{ u *common.URL }
+
+func (k keepRouter) Route(ivks []base.Invoker, _ *common.URL, _ base.Invocation) []base.Invoker {
+	var out []base.Invoker
+	for _, i := range ivks {
+		if i.GetURL().Port == strconv.Itoa(int(keepPort.Load())) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+func (k keepRouter) URL() *common.URL           { return k.u }
+func (k keepRouter) Priority() int64            { return 10 }
+func (k keepRouter) Notify(ivks []base.Invoker) { keepNotified.Store(int64(len(ivks))) }
+
+type panicRouter struct{ u *common.URL }
+
+func (p panicRouter) Route(ivks []base.Invoker, _ *common.URL, inv base.Invocation) []base.Invoker {
+	if _, boom := inv.GetAttachment("boom"); boom {
+		panic("a foreign router's bug")
+	}
+	return ivks
+}
+func (p panicRouter) URL() *common.URL      { return p.u }
+func (p panicRouter) Priority() int64       { return 5 }
+func (p panicRouter) Notify([]base.Invoker) {}
 
 // countLB is a load balancer that counts its picks (issue #2864 check).
 type countLB struct{ n *atomic.Int64 }
@@ -78,10 +112,12 @@ func freePort(t testing.TB) int {
 }
 
 func TestMain(m *testing.M) {
-	dgext.SetRouterFactory("dubboroute-test-spy", func() dgrouter.PriorityRouterFactory { return spyFactory{} })
+	dgext.SetRouterFactory("test-keep", func() dgrouter.PriorityRouterFactory { return foreignFactory{"keep"} })
+	dgext.SetRouterFactory("test-panic", func() dgrouter.PriorityRouterFactory { return foreignFactory{"panic"} })
 	dgext.SetLoadbalance("test-count", func() loadbalance.LoadBalance { return countLB{&countPicks} })
 	var t testing.T
 	p0, p1, p2 = freePort(&t), freePort(&t), freePort(&t)
+	keepPort.Store(int64(p1))
 	for _, o := range []provider.Options{
 		{Port: p0, Registry: "memory://", ConfigCenter: "memory://"},
 		{Port: p1, Registry: "memory://"},
@@ -251,22 +287,50 @@ func TestSeedConditionRulesOverRPC(t *testing.T) {
 	}
 }
 
-// TestBuiltinChainNotOnCallPath: a spy router factory is registered in
-// dubbo-go, so dubbo-go's RouterChain contains it; it would return no
-// provider for every call. Calls succeed and the spy never routes, and the
-// seed rule with address= (which dubbo-go's own condition router can never
-// match) routes as Java does.
+// TestBuiltinChainNotOnCallPath: dubbo-go's own condition, tag and script
+// routers are replaced: the seed rule with address= (which dubbo-go's own
+// condition router can never match) routes as Java does.
 func TestBuiltinChainNotOnCallPath(t *testing.T) {
 	svcKey := api.ServiceRuleKey
 	cleanup(t, svcKey)
 	memory.PutRule(svcKey, rule(t, svcKey))
-	before := spyRoutes.Load()
 	c := newConsumer(t, consumer.Options{App: "demo-consumer3"})
 	only(t, "queryAll", ports(t, 10, queryAll(c, nil)), p0)
 	only(t, "queryByName", ports(t, 10, queryByName(c, nil)), p1)
-	if n := spyRoutes.Load() - before; n != 0 {
-		t.Errorf("dubbo-go's router chain routed %d calls", n)
+	if fr := extension.BindingFor(api.Interface, "demo-consumer3").ForeignRouters(); len(fr) != 0 {
+		t.Errorf("foreign routers %v in a reference no user router applies to", fr)
 	}
+}
+
+// TestForeignRouters: an application's own dubbo-go router factories
+// (registered in TestMain) build routers for foreignApp's reference; they
+// run after dubboroute's chain in priority order (panic 5, keep 10), get
+// the provider list through Notify, show in explain as steps, and the one
+// that panics is contained: the call goes on with its input.
+func TestForeignRouters(t *testing.T) {
+	c := newConsumer(t, consumer.Options{App: foreignApp})
+	only(t, "the keep router", ports(t, 20, queryAll(c, nil)), p1)
+	b := extension.BindingFor(api.Interface, foreignApp)
+	if b == nil {
+		t.Fatal("no binding")
+	}
+	want := []string{"foreign:extension_test.panicRouter", "foreign:extension_test.keepRouter"}
+	if got := b.ForeignRouters(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("foreign routers %v, want %v (priority order)", got, want)
+	}
+	if n := keepNotified.Load(); n != 3 {
+		t.Errorf("the keep router was notified of %d providers, want 3", n)
+	}
+	routed, tr := b.Explain("queryAll", nil, nil)
+	steps := tr.Steps
+	if len(routed) != 1 || len(steps) < 2 {
+		t.Fatalf("explain: %d routed, trace %s", len(routed), tr)
+	}
+	last := steps[len(steps)-1]
+	if last.Router != want[1] || last.In != 3 || last.Out != 1 || steps[len(steps)-2].Router != want[0] {
+		t.Errorf("explain's last steps: %+v, %+v", steps[len(steps)-2], last)
+	}
+	only(t, "a panicking foreign router", ports(t, 5, queryAll(c, consumer.Attachments{"boom": "1"})), p1)
 }
 
 // TestTagRuleOverRPC: a dynamic tag rule sends gray-tagged requests to p1;

@@ -140,7 +140,9 @@ func Listening(key string) bool { return rulestore.Listening(key) }
 
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
-func Collectors() []prometheus.Collector { return metrics.Collectors() }
+func Collectors() []prometheus.Collector {
+	return append(metrics.Collectors(), consumer.Collectors()...)
+}
 
 // GrayPicks reads the gray balancer's pick counters by class (gray,
 // normal, single), process-wide.

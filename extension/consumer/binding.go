@@ -62,6 +62,9 @@ type Binding struct {
 	created   time.Time
 	ready     atomic.Bool
 	installed atomic.Bool // the binding's chain is in its directory
+
+	foreign   atomic.Pointer[foreignSet] // dubbo-go routers run after the chain (foreign.go)
+	foreignMu sync.Mutex
 	readyCh   chan struct{}
 	readyOnce sync.Once
 	settle    *time.Timer // b.mu
@@ -361,6 +364,7 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	b.perform(b.m.Providers(b.providerURLs(invokers)), &in)
 	b.flush(&in)
 	b.logFollow(app)
+	b.notifyAllForeign(invokers)
 	if len(invokers) > 0 && !b.ready.Load() {
 		if b.settle == nil {
 			b.settle = time.AfterFunc(*shared.StartupSettle, b.markReady)
@@ -538,10 +542,7 @@ func (d *boundDirectory) Snapshot() *cluster.Snapshot { return d.b.chain.Snapsho
 // Routed implements strategies.Routing: the routed providers, or the
 // *cluster.NoProviderError with the call's trace.
 func (d *boundDirectory) Routed(inv base.Invocation) ([]base.Invoker, error) {
-	if !d.b.ready.Load() {
-		d.b.awaitProviders()
-	}
-	out, np := d.b.chain.Routed(inv)
+	out, np := d.b.route(inv)
 	if np != nil {
 		return nil, np
 	}
@@ -570,22 +571,41 @@ type dgChain struct{ b *Binding }
 // Route implements dubbo-go's router.Chain: lock-free, allocation-free
 // (once the first providers arrived: see StartupWait).
 func (c *dgChain) Route(_ *common.URL, inv base.Invocation) []base.Invoker {
-	if !c.b.ready.Load() {
-		c.b.awaitProviders()
+	out, np := c.b.route(inv)
+	if np != nil {
+		return cluster.NoProviderList(c.b.chain.Snapshot(), np)
 	}
-	return c.b.chain.List(inv)
+	return out
+}
+
+// route is the binding's routing of one call: dubboroute's chain, then the
+// foreign routers (foreign.go); when none is left, a NoProviderError with
+// the call's trace. Until the first providers arrived (or StartupWait
+// passed) it waits for them.
+func (b *Binding) route(inv base.Invocation) ([]base.Invoker, *cluster.NoProviderError) {
+	if !b.ready.Load() {
+		b.awaitProviders()
+	}
+	out, np := b.chain.Routed(inv)
+	if np != nil || b.foreign.Load() == nil {
+		return out, np
+	}
+	if out = b.routeForeign(out, inv, nil); len(out) > 0 {
+		return out, nil
+	}
+	tr := &router.Trace{}
+	b.routeForeign(b.chain.Route(inv, tr), inv, tr)
+	s := b.chain.Snapshot()
+	return nil, &cluster.NoProviderError{Service: b.iface, Method: cluster.CallOf(inv).Method,
+		Providers: len(s.Invokers), Generation: s.Generation, Trace: tr}
 }
 
 // SetInvokers implements dubbo-go's router.Chain.
 func (c *dgChain) SetInvokers(invokers []base.Invoker) { c.b.setInvokers(invokers) }
 
-// AddRouters implements dubbo-go's router.Chain; extra dubbo-go routers are
-// not supported on dubboroute's chain and are logged.
-func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) {
-	if len(rs) > 0 {
-		logger.Warnf("[dubboroute] %s: %d dubbo-go routers added via AddRouters are ignored", c.b.iface, len(rs))
-	}
-}
+// AddRouters implements dubbo-go's router.Chain: the routers run after
+// dubboroute's chain, as foreign routers.
+func (c *dgChain) AddRouters(rs []dgrouter.PriorityRouter) { c.b.addForeign("added", rs...) }
 
 // Consumer is the consumer URL the binding's routers see (the
 // reference's parameters as dubbo-go's registry directory builds them).
@@ -605,7 +625,7 @@ func (b *Binding) ConsumerApp() string { return b.consumerApp }
 func (b *Binding) Explain(method string, args []any, attachments map[string]any) ([]base.Invoker, *router.Trace) {
 	tr := &router.Trace{}
 	inv := invocation.NewRPCInvocation(method, args, attachments)
-	return b.chain.Route(inv, tr), tr
+	return b.routeForeign(b.chain.Route(inv, tr), inv, tr), tr
 }
 
 // BindingFor returns the binding of an interface for a consumer application

@@ -52,6 +52,9 @@ var ClusterNames = []string{
 }
 
 func registerInstall() {
+	for _, name := range []string{constant.TagRouterFactoryKey, constant.ConditionServiceRouterFactoryKey, constant.ConditionAppRouterFactoryKey, constant.ScriptRouterFactoryKey} {
+		replacedFactories[name] = true
+	}
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return tapFactory{} })
 	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
@@ -104,6 +107,7 @@ func installing(newDir discovery.DirFactory) discovery.DirFactory {
 			return newDir(u, r)
 		}
 		b := newBinding(u)
+		recordForeignFactories()
 		u.SetAttribute(bindingAttr, b)
 		dir, err := newDir(u, r)
 		u.DeleteAttribute(bindingAttr)

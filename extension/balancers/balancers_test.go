@@ -189,3 +189,51 @@ func TestScratchAndFallbackAgree(t *testing.T) {
 		}
 	}
 }
+
+// Choose is the one place a call's balancer is settled: Java's precedence,
+// aliases, other registered balancers as themselves, unknown names to
+// Java's default.
+func TestChoose(t *testing.T) {
+	cases := []struct {
+		s    Settings
+		want Choice
+	}{
+		{Settings{}, Choice{Name: "random", From: FromDefault}},
+		{Settings{Provider: "roundrobin"}, Choice{Name: "roundrobin", Asked: "roundrobin", From: FromProvider}},
+		{Settings{Consumer: "leastactive", Provider: "roundrobin"}, Choice{Name: "leastactive", Asked: "leastactive", From: FromConsumer}},
+		{Settings{Configurator: "consistenthash", Consumer: "leastactive", Provider: "roundrobin"}, Choice{Name: "consistenthash", Asked: "consistenthash", From: FromConfigurator}},
+		{Settings{Consumer: "iwrr"}, Choice{Name: "iwrr", Asked: "iwrr", From: FromConsumer}},
+		{Settings{Consumer: "p2c"}, Choice{Name: "p2c", Asked: "p2c", From: FromConsumer}},
+		{Settings{Consumer: "nosuch", Provider: "roundrobin"}, Choice{Name: "random", Asked: "nosuch", From: FromConsumer, Unknown: true}},
+	}
+	for _, c := range cases {
+		if got := Choose(c.s); got != c.want {
+			t.Errorf("%+v: %+v, want %+v", c.s, got, c.want)
+		}
+	}
+	found := false
+	for _, n := range Unknown() {
+		found = found || n == "nosuch"
+	}
+	if !found {
+		t.Fatalf("unknown name not listed: %v", Unknown())
+	}
+	if Resolve("") != "" || Resolve("nosuch") != "random" || Resolve("aliasmethod") != "aliasmethod" {
+		t.Fatal("Resolve")
+	}
+}
+
+// dubbo-go's p2c (adaptiveService's capacity-aware balancer) is kept under
+// its name; Java's adaptive is ours.
+func TestP2CKeptAdaptiveOurs(t *testing.T) {
+	dg := DubboGo("p2c")
+	if dg == nil {
+		t.Fatal("dubbo-go has no p2c")
+	}
+	if Get("p2c") != dg || extension.GetLoadbalance("p2c") != dg {
+		t.Fatal("p2c is not dubbo-go's own")
+	}
+	if _, ok := Get("adaptive").(*balancer); !ok || extension.GetLoadbalance("adaptive") != Get("adaptive") {
+		t.Fatalf("adaptive is %T", Get("adaptive"))
+	}
+}

@@ -138,10 +138,7 @@ func (b *Balancers) Plans() uint64 { return b.plans.Load() }
 
 var std = New(Options{})
 
-// Std is the process-wide set registered into dubbo-go.
-func Std() *Balancers { return std }
-
-// Get is Std().Get.
+// Get is the process-wide set's Get (the set registered into dubbo-go).
 func Get(name string) loadbalance.LoadBalance { return std.Get(name) }
 
 var dubbogo = map[string]func() loadbalance.LoadBalance{}
@@ -698,7 +695,8 @@ func first(invokers []base.Invoker) base.Invoker {
 	return invokers[0]
 }
 
-// Plan problems (malformed weights, hash parameters) seen, for lint.
+// Plan problems (malformed weights, hash parameters) seen: each is logged
+// once.
 var (
 	problemMu   sync.Mutex
 	problemSeen = map[string]bool{}
@@ -711,16 +709,4 @@ func notePlanProblem(s string) {
 		problemSeen[s] = true
 		logger.Warnf("[dubboroute] load balancing: %s", s)
 	}
-}
-
-// Problems lists the malformed balancer parameters seen so far, sorted.
-func Problems() []string {
-	problemMu.Lock()
-	defer problemMu.Unlock()
-	out := make([]string, 0, len(problemSeen))
-	for s := range problemSeen {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
 }

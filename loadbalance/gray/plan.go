@@ -553,11 +553,8 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 		gray = b < threshold
 		if d != nil {
 			d.Bucket = b
-			if gray {
-				d.Reason = "request rule matched, sticky bucket below the percentage: gray"
-			} else {
-				d.Reason = "request rule matched, sticky bucket at or above the percentage: normal"
-			}
+			d.Reason = pick(gray, "request rule matched, sticky bucket below the percentage: gray",
+				"request rule matched, sticky bucket at or above the percentage: normal")
 		}
 		return gray, carry
 	}
@@ -577,13 +574,18 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 	gray = r < threshold
 	if d != nil {
 		d.Draw = r
-		if gray {
-			d.Reason = "request rule matched, random draw below the percentage: gray"
-		} else {
-			d.Reason = "request rule matched, random draw at or above the percentage: normal"
-		}
+		d.Reason = pick(gray, "request rule matched, random draw below the percentage: gray",
+			"request rule matched, random draw at or above the percentage: normal")
 	}
 	return gray, carry
+}
+
+// pick is ifGray for a gray request, ifNormal otherwise.
+func pick(gray bool, ifGray, ifNormal string) string {
+	if gray {
+		return ifGray
+	}
+	return ifNormal
 }
 
 // PickClass picks a provider for a call already classified as gray or not

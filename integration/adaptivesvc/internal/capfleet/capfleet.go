@@ -2,11 +2,15 @@ package capfleet
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net"
+	"os"
+	"os/signal"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"dubbo.apache.org/dubbo-go/v3"
@@ -173,4 +177,40 @@ func Call(url string, n int) (Counts, error) {
 		c[port]++
 	}
 	return c, nil
+}
+
+// ProviderMain is capprovider's main: -port, -capacity; READY once it
+// listens, then serve until SIGTERM or SIGINT.
+func ProviderMain() {
+	port := flag.Int("port", 0, "port to listen on (127.0.0.1)")
+	capacity := flag.Int("capacity", -1, "remaining capacity to report (-1: dubbo-go's own)")
+	flag.Parse()
+	if err := Serve(*port, *capacity); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("READY")
+	waitStopped()
+}
+
+// ConsumerMain is the consumers' main: -url, -n; one line
+// "COUNTS port=count,...", then wait until SIGTERM or SIGINT (the harness
+// stops its processes).
+func ConsumerMain() {
+	url := flag.String("url", "", "direct provider list, dubbo://a;dubbo://b")
+	n := flag.Int("n", 40, "calls")
+	flag.Parse()
+	c, err := Call(*url, *n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println("COUNTS " + c.String())
+	waitStopped()
+}
+
+func waitStopped() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
 }

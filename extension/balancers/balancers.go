@@ -710,3 +710,58 @@ func notePlanProblem(s string) {
 		logger.Warnf("[dubboroute] load balancing: %s", s)
 	}
 }
+
+// URLFor is Choose applied to an invoker URL, the form dubbo-go's cluster
+// invokers read the balancer from (the first routed invoker's loadbalance,
+// per method methods.<m>.loadbalance). consumer is the reference's own
+// loadbalance ("" when unset); configured says a configurator set the
+// URL's loadbalance. It returns the URL to hand out in u's place, or nil
+// when u already names what Choose decides:
+//
+//   - a configurator's value, or without a consumer setting the provider's,
+//     stays, each name (service level and per method) resolved by Choose
+//     (an unknown one becomes random, warned and counted);
+//   - otherwise the consumer's resolved name is the URL's loadbalance and
+//     the provider's per-method values are dropped (the consumer's setting
+//     wins, Java's precedence; dubbo-go's merge lets the provider's win,
+//     issue #2864).
+//
+// It never changes u.
+func URLFor(u *common.URL, consumer string, configured bool) *common.URL {
+	if u == nil {
+		return nil
+	}
+	const key = "loadbalance"
+	if consumer == "" || configured {
+		var nu *common.URL
+		set := func(k string) {
+			if n := u.GetParam(k, ""); n != "" {
+				if r := Resolve(n); r != n {
+					if nu == nil {
+						nu = u.Clone()
+					}
+					nu.SetParam(k, r)
+				}
+			}
+		}
+		set(key)
+		for _, m := range u.Methods {
+			set("methods." + m + "." + key)
+		}
+		return nu
+	}
+	name := Resolve(consumer)
+	methodLB := false
+	for _, m := range u.Methods {
+		methodLB = methodLB || u.GetParam("methods."+m+"."+key, "") != ""
+	}
+	if u.GetParam(key, "") == name && !methodLB {
+		return nil
+	}
+	nu := u.Clone()
+	nu.SetParam(key, name)
+	for _, m := range u.Methods {
+		nu.DelParam("methods." + m + "." + key)
+	}
+	return nu
+}

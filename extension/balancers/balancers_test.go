@@ -237,3 +237,41 @@ func TestP2CKeptAdaptiveOurs(t *testing.T) {
 		t.Fatalf("adaptive is %T", Get("adaptive"))
 	}
 }
+
+// URLFor is Choose on an invoker URL: what the chain hands dubbo-go's
+// cluster invokers.
+func TestURLFor(t *testing.T) {
+	u, err := common.NewURL("dubbo://10.0.0.1:20880/com.foo.S?interface=com.foo.S&loadbalance=roundrobin&methods=a,b&methods.a.loadbalance=nosuch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Methods = []string{"a", "b"}
+	// The consumer's name wins; per-method provider values go.
+	nu := URLFor(u, "leastactive", false)
+	if nu == nil || nu.GetParam("loadbalance", "") != "leastactive" || nu.GetParam("methods.a.loadbalance", "") != "" {
+		t.Fatalf("consumer: %v", nu)
+	}
+	if u.GetParam("loadbalance", "") != "roundrobin" || u.GetParam("methods.a.loadbalance", "") != "nosuch" {
+		t.Fatal("u changed")
+	}
+	// An unknown consumer name runs random.
+	if nu := URLFor(u, "nosuch", false); nu == nil || nu.GetParam("loadbalance", "") != "random" {
+		t.Fatalf("unknown consumer name: %v", nu)
+	}
+	// A configurator's value (or the provider's, without a consumer
+	// setting) stays, unknown names resolved.
+	for _, c := range []struct {
+		consumer   string
+		configured bool
+	}{{"", false}, {"leastactive", true}} {
+		nu := URLFor(u, c.consumer, c.configured)
+		if nu == nil || nu.GetParam("loadbalance", "") != "roundrobin" || nu.GetParam("methods.a.loadbalance", "") != "random" {
+			t.Fatalf("%+v: %v", c, nu)
+		}
+	}
+	// Nothing to change: nil.
+	ok, _ := common.NewURL("dubbo://10.0.0.1:20880/com.foo.S?loadbalance=p2c")
+	if URLFor(ok, "", false) != nil || URLFor(ok, "p2c", false) != nil || URLFor(nil, "random", false) != nil {
+		t.Fatal("changed a URL already right")
+	}
+}

@@ -34,7 +34,9 @@
 // Choose is the one decision: Java's precedence over a configurator's, the
 // consumer's and the provider's loadbalance, then the name resolved (ours,
 // another registered balancer as itself, or the unknown-name fallback
-// below). Get, Resolve and the chain's URL views all go through it.
+// below). Get, Resolve and URLFor (the invoker URL a chain hands dubbo-go's
+// cluster invokers, which read the balancer from the first routed
+// invoker) all go through it.
 //
 // # Names that do not exist
 //

@@ -18,9 +18,11 @@
 //   - extension/balancers: Java Dubbo 3.3's load balancers (package
 //     loadbalance/...) under Java's names and dubbo-go's (random,
 //     roundrobin, leastactive, shortestresponse, consistenthash, adaptive;
-//     consistenthashing, p2c, iwrr, aliasmethod), planned once per routed
-//     set; a balancer name nobody registered falls back to random instead
-//     of panicking in dubbo-go's lookup.
+//     consistenthashing, iwrr, aliasmethod), planned once per routed
+//     set; dubbo-go's p2c (adaptiveService's capacity-aware balancer) is
+//     kept as dubbo-go's own; Choose is the one decision of which balancer
+//     a call runs, and a name nobody registered falls back to random
+//     instead of panicking in dubbo-go's lookup.
 //   - extension/discovery: how provider lists reach the chain. Empty
 //     protection and the delete grace, providers dubbo-go drops before
 //     routing, application-level discovery as Java's APPLICATION_FIRST

@@ -108,27 +108,27 @@ func New(o Options) *Balancers {
 	}
 	b := &Balancers{rnd: o.Rand, clock: o.Clock, rr: roundrobin.New(), windows: shortestresponse.NewWindows(o.SlidePeriod, o.Clock)}
 	b.byName = map[string]loadbalance.LoadBalance{
-		random.Name:           &randomLB{b},
-		roundrobin.Name:       &rrLB{b},
-		leastactive.Name:      &laLB{b},
-		shortestresponse.Name: &srLB{b},
-		consistenthash.Name:   &chLB{b},
-		adaptive.Name:         &adLB{b},
+		random.Name:           &balancer{b, (*Balancers).pickRandom},
+		roundrobin.Name:       &balancer{b, (*Balancers).pickRoundRobin},
+		leastactive.Name:      &balancer{b, (*Balancers).pickLeastActive},
+		shortestresponse.Name: &balancer{b, (*Balancers).pickShortestResponse},
+		consistenthash.Name:   &balancer{b, (*Balancers).pickConsistentHash},
+		adaptive.Name:         &balancer{b, (*Balancers).pickAdaptive},
 	}
 	return b
 }
 
-// Get returns the balancer a name runs. On the process-wide set a name
-// registered into dubbo-go by someone else (gray, an application's own) is
-// that balancer; an unknown name gets the default with a warning, a metric
-// and an Unknown entry. Never nil, never panics.
+// Get returns the balancer a name runs (the name settled by Choose). On
+// the process-wide set a name registered into dubbo-go by someone else
+// (gray, dubbo-go's p2c, an application's own) is that balancer; an
+// unknown name gets the default with a warning, a metric and an Unknown
+// entry. Never nil, never panics.
 func (b *Balancers) Get(name string) loadbalance.LoadBalance {
 	c, ok := Canonical(name)
 	if !ok && b == std {
-		if Registered(name) {
-			return dgext.GetLoadbalance(name) // another registered balancer (gray, an application's own)
+		if ch := Choose(Settings{Consumer: name}); !ch.Unknown {
+			return dgext.GetLoadbalance(ch.Name) // another registered balancer (gray, p2c, an application's own)
 		}
-		noteUnknown(name)
 	}
 	return b.byName[c]
 }
@@ -138,10 +138,7 @@ func (b *Balancers) Plans() uint64 { return b.plans.Load() }
 
 var std = New(Options{})
 
-// Std is the process-wide set registered into dubbo-go.
-func Std() *Balancers { return std }
-
-// Get is Std().Get.
+// Get is the process-wide set's Get (the set registered into dubbo-go).
 func Get(name string) loadbalance.LoadBalance { return std.Get(name) }
 
 var dubbogo = map[string]func() loadbalance.LoadBalance{}
@@ -209,16 +206,84 @@ func Unknown() []string {
 	return out
 }
 
-// Resolve is the name to put on an invoker URL in place of name so that
-// dubbo-go's own lookup finds it: name itself when registered (ours, or
-// any other balancer in dubbo-go's registry, such as gray or an
-// application's own), Java's default otherwise (noted as unknown).
-func Resolve(name string) string {
-	if Registered(name) {
-		return name
+// Source says which setting a call's balancer name came from.
+type Source string
+
+// Sources of a balancer name, in Java's precedence.
+const (
+	FromConfigurator Source = "configurator"
+	FromConsumer     Source = "consumer"
+	FromProvider     Source = "provider"
+	FromDefault      Source = "default"
+)
+
+// Settings are the loadbalance values one call can see, each read at the
+// call's method (Java's getMethodParameter: <method>.loadbalance, then
+// dubbo-go's methods.<method>.loadbalance, then loadbalance); "" where
+// unset.
+type Settings struct {
+	// Configurator is a configurator's loadbalance on the provider URL
+	// (an override rule, consumer side); it wins over both others.
+	Configurator string
+	// Consumer is the reference's own loadbalance.
+	Consumer string
+	// Provider is the provider URL's published loadbalance.
+	Provider string
+}
+
+// Choice is the balancer a call runs and why.
+type Choice struct {
+	// Name is registered in dubbo-go's registry: the name to look up, or
+	// to write on an invoker URL so that dubbo-go's own cluster invokers
+	// (adaptiveService) find it.
+	Name string `json:"name"`
+	// Asked is the name the winning setting held ("" when none did).
+	Asked string `json:"asked,omitempty"`
+	// From is the setting that decided.
+	From Source `json:"from"`
+	// Unknown: Asked is registered nowhere, and Name is Java's default
+	// (warned once per name, counted in
+	// dubboroute_unknown_loadbalance_total, listed by Unknown).
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// Choose is the one decision of which balancer a call runs: Java's
+// precedence over the settings (a configurator's over the consumer's over
+// the provider's, as Java's consumer merges its URL; dubbo-go v3.3.2's
+// merge lets a provider's win, issue #2864), then the name resolved: one
+// of ours (Java's names and dubbo-go's aliases of them, loadbalance/names),
+// or any other balancer in dubbo-go's registry (gray, dubbo-go's p2c, an
+// application's own) as itself, or, when registered nowhere, Java's
+// default random with a warning, a metric and an Unknown entry. It never
+// panics.
+func Choose(s Settings) Choice {
+	ch := Choice{From: FromDefault}
+	switch {
+	case s.Configurator != "":
+		ch.Asked, ch.From = s.Configurator, FromConfigurator
+	case s.Consumer != "":
+		ch.Asked, ch.From = s.Consumer, FromConsumer
+	case s.Provider != "":
+		ch.Asked, ch.From = s.Provider, FromProvider
+	default:
+		ch.Name = Default
+		return ch
 	}
-	noteUnknown(name)
-	return Default
+	ch.Name = ch.Asked
+	if !Registered(ch.Asked) {
+		noteUnknown(ch.Asked)
+		ch.Name, ch.Unknown = Default, true
+	}
+	return ch
+}
+
+// Resolve is Choose for one name ("" stays ""): the name itself when
+// registered, Java's default otherwise (noted as unknown).
+func Resolve(name string) string {
+	if name == "" {
+		return ""
+	}
+	return Choose(Settings{Consumer: name}).Name
 }
 
 // Registered reports whether dubbo-go's registry has a balancer of that
@@ -550,65 +615,56 @@ func (b *Balancers) rrPlan(p *plan) *roundrobin.Plan {
 
 // ---- the balancers
 
-type randomLB struct{ b *Balancers }
-
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's random).
-func (l *randomLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
-	if len(invokers) < 2 {
-		return first(invokers)
-	}
-	p := l.b.planFor(invokers)
-	return invokers[random.Pick(p.set.Table(Method(inv)), l.b.rnd)]
+// balancer is one of Java's balancers over the shared plans: lists of
+// fewer than two invokers are Java's AbstractLoadBalance.select shortcut,
+// longer ones are planned once and picked by pick.
+type balancer struct {
+	b    *Balancers
+	pick func(b *Balancers, p *plan, inv base.Invocation) int
 }
 
-type rrLB struct{ b *Balancers }
-
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's roundrobin).
-func (l *rrLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
+// Select implements dubbo-go's loadbalance.LoadBalance.
+func (l *balancer) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
 	if len(invokers) < 2 {
 		return first(invokers)
 	}
-	p := l.b.planFor(invokers)
-	return invokers[l.b.rrPlan(p).Pick(Method(inv))]
+	return invokers[l.pick(l.b, l.b.planFor(invokers), inv)]
 }
 
-type laLB struct{ b *Balancers }
+// pickRandom is Java's random.
+func (b *Balancers) pickRandom(p *plan, inv base.Invocation) int {
+	return random.Pick(p.set.Table(Method(inv)), b.rnd)
+}
 
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's leastactive).
-func (l *laLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
-	if len(invokers) < 2 {
-		return first(invokers)
-	}
-	p := l.b.planFor(invokers)
+// pickRoundRobin is Java's roundrobin.
+func (b *Balancers) pickRoundRobin(p *plan, inv base.Invocation) int {
+	return b.rrPlan(p).Pick(Method(inv))
+}
+
+// pickLeastActive is Java's leastactive.
+func (b *Balancers) pickLeastActive(p *plan, inv base.Invocation) int {
 	m := Method(inv)
 	st, t := p.statuses(m), p.set.Table(m)
-	sl := l.b.scratchFor(len(st))
+	sl := b.scratchFor(len(st))
 	if sl == nil {
-		return invokers[leastactive.PickBy(t, func(i int) int64 { return int64(st[i].GetActive()) }, l.b.rnd)]
+		return leastactive.PickBy(t, func(i int) int64 { return int64(st[i].GetActive()) }, b.rnd)
 	}
 	v := sl.s.Values[:len(st)]
 	for i, s := range st {
 		v[i] = int64(s.GetActive())
 	}
-	i := leastactive.PickValues(t, &sl.s, l.b.rnd)
+	i := leastactive.PickValues(t, &sl.s, b.rnd)
 	sl.mu.Unlock()
-	return invokers[i]
+	return i
 }
 
-type srLB struct{ b *Balancers }
-
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's
-// shortestresponse).
-func (l *srLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
-	if len(invokers) < 2 {
-		return first(invokers)
-	}
-	p := l.b.planFor(invokers)
+// pickShortestResponse is Java's shortestresponse.
+func (b *Balancers) pickShortestResponse(p *plan, inv base.Invocation) int {
 	m := Method(inv)
-	t, wins, st := p.set.Table(m), p.windowsFor(l.b.windows, m), p.statuses(m)
-	sl := l.b.scratchFor(len(st))
+	t, wins, st := p.set.Table(m), p.windowsFor(b.windows, m), p.statuses(m)
+	sl := b.scratchFor(len(st))
 	if sl == nil {
-		return invokers[l.b.windows.Pick(t, wins, l.b.rnd)]
+		return b.windows.Pick(t, wins, b.rnd)
 	}
 	v := sl.s.Values[:len(st)]
 	wins = wins[:len(st)]
@@ -616,33 +672,19 @@ func (l *srLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker
 		// statusCounters' reads, without the interface calls.
 		v[i] = wins[i].EstimateOf(int64(s.GetActive()), int64(s.GetTotal()-s.GetFailed()), s.GetTotalElapsed()-s.GetFailedElapsed())
 	}
-	i := l.b.windows.PickValues(t, &sl.s, l.b.rnd)
+	i := b.windows.PickValues(t, &sl.s, b.rnd)
 	sl.mu.Unlock()
-	return invokers[i]
+	return i
 }
 
-type chLB struct{ b *Balancers }
-
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's
-// consistenthash).
-func (l *chLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
-	if len(invokers) < 2 {
-		return first(invokers)
-	}
-	p := l.b.planFor(invokers)
-	return invokers[p.ring(Method(inv)).Pick(Arguments(inv))]
+// pickConsistentHash is Java's consistenthash.
+func (b *Balancers) pickConsistentHash(p *plan, inv base.Invocation) int {
+	return p.ring(Method(inv)).Pick(Arguments(inv))
 }
 
-type adLB struct{ b *Balancers }
-
-// Select implements dubbo-go's loadbalance.LoadBalance (Java's adaptive
-// without provider metrics).
-func (l *adLB) Select(invokers []base.Invoker, inv base.Invocation) base.Invoker {
-	if len(invokers) < 2 {
-		return first(invokers)
-	}
-	p := l.b.planFor(invokers)
-	return invokers[adaptive.Pick(p.set.Table(Method(inv)), l.b.rnd)]
+// pickAdaptive is Java's adaptive without provider metrics.
+func (b *Balancers) pickAdaptive(p *plan, inv base.Invocation) int {
+	return adaptive.Pick(p.set.Table(Method(inv)), b.rnd)
 }
 
 // first is Java's AbstractLoadBalance.select for fewer than two invokers.
@@ -653,7 +695,8 @@ func first(invokers []base.Invoker) base.Invoker {
 	return invokers[0]
 }
 
-// Plan problems (malformed weights, hash parameters) seen, for lint.
+// Plan problems (malformed weights, hash parameters) seen: each is logged
+// once.
 var (
 	problemMu   sync.Mutex
 	problemSeen = map[string]bool{}
@@ -668,14 +711,57 @@ func notePlanProblem(s string) {
 	}
 }
 
-// Problems lists the malformed balancer parameters seen so far, sorted.
-func Problems() []string {
-	problemMu.Lock()
-	defer problemMu.Unlock()
-	out := make([]string, 0, len(problemSeen))
-	for s := range problemSeen {
-		out = append(out, s)
+// URLFor is Choose applied to an invoker URL, the form dubbo-go's cluster
+// invokers read the balancer from (the first routed invoker's loadbalance,
+// per method methods.<m>.loadbalance). consumer is the reference's own
+// loadbalance ("" when unset); configured says a configurator set the
+// URL's loadbalance. It returns the URL to hand out in u's place, or nil
+// when u already names what Choose decides:
+//
+//   - a configurator's value, or without a consumer setting the provider's,
+//     stays, each name (service level and per method) resolved by Choose
+//     (an unknown one becomes random, warned and counted);
+//   - otherwise the consumer's resolved name is the URL's loadbalance and
+//     the provider's per-method values are dropped (the consumer's setting
+//     wins, Java's precedence; dubbo-go's merge lets the provider's win,
+//     issue #2864).
+//
+// It never changes u.
+func URLFor(u *common.URL, consumer string, configured bool) *common.URL {
+	if u == nil {
+		return nil
 	}
-	sort.Strings(out)
-	return out
+	const key = "loadbalance"
+	if consumer == "" || configured {
+		var nu *common.URL
+		set := func(k string) {
+			if n := u.GetParam(k, ""); n != "" {
+				if r := Resolve(n); r != n {
+					if nu == nil {
+						nu = u.Clone()
+					}
+					nu.SetParam(k, r)
+				}
+			}
+		}
+		set(key)
+		for _, m := range u.Methods {
+			set("methods." + m + "." + key)
+		}
+		return nu
+	}
+	name := Resolve(consumer)
+	methodLB := false
+	for _, m := range u.Methods {
+		methodLB = methodLB || u.GetParam("methods."+m+"."+key, "") != ""
+	}
+	if u.GetParam(key, "") == name && !methodLB {
+		return nil
+	}
+	nu := u.Clone()
+	nu.SetParam(key, name)
+	for _, m := range u.Methods {
+		nu.DelParam("methods." + m + "." + key)
+	}
+	return nu
 }

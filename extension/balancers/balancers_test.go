@@ -189,3 +189,89 @@ func TestScratchAndFallbackAgree(t *testing.T) {
 		}
 	}
 }
+
+// Choose is the one place a call's balancer is settled: Java's precedence,
+// aliases, other registered balancers as themselves, unknown names to
+// Java's default.
+func TestChoose(t *testing.T) {
+	cases := []struct {
+		s    Settings
+		want Choice
+	}{
+		{Settings{}, Choice{Name: "random", From: FromDefault}},
+		{Settings{Provider: "roundrobin"}, Choice{Name: "roundrobin", Asked: "roundrobin", From: FromProvider}},
+		{Settings{Consumer: "leastactive", Provider: "roundrobin"}, Choice{Name: "leastactive", Asked: "leastactive", From: FromConsumer}},
+		{Settings{Configurator: "consistenthash", Consumer: "leastactive", Provider: "roundrobin"}, Choice{Name: "consistenthash", Asked: "consistenthash", From: FromConfigurator}},
+		{Settings{Consumer: "iwrr"}, Choice{Name: "iwrr", Asked: "iwrr", From: FromConsumer}},
+		{Settings{Consumer: "p2c"}, Choice{Name: "p2c", Asked: "p2c", From: FromConsumer}},
+		{Settings{Consumer: "nosuch", Provider: "roundrobin"}, Choice{Name: "random", Asked: "nosuch", From: FromConsumer, Unknown: true}},
+	}
+	for _, c := range cases {
+		if got := Choose(c.s); got != c.want {
+			t.Errorf("%+v: %+v, want %+v", c.s, got, c.want)
+		}
+	}
+	found := false
+	for _, n := range Unknown() {
+		found = found || n == "nosuch"
+	}
+	if !found {
+		t.Fatalf("unknown name not listed: %v", Unknown())
+	}
+	if Resolve("") != "" || Resolve("nosuch") != "random" || Resolve("aliasmethod") != "aliasmethod" {
+		t.Fatal("Resolve")
+	}
+}
+
+// dubbo-go's p2c (adaptiveService's capacity-aware balancer) is kept under
+// its name; Java's adaptive is ours.
+func TestP2CKeptAdaptiveOurs(t *testing.T) {
+	dg := DubboGo("p2c")
+	if dg == nil {
+		t.Fatal("dubbo-go has no p2c")
+	}
+	if Get("p2c") != dg || extension.GetLoadbalance("p2c") != dg {
+		t.Fatal("p2c is not dubbo-go's own")
+	}
+	if _, ok := Get("adaptive").(*balancer); !ok || extension.GetLoadbalance("adaptive") != Get("adaptive") {
+		t.Fatalf("adaptive is %T", Get("adaptive"))
+	}
+}
+
+// URLFor is Choose on an invoker URL: what the chain hands dubbo-go's
+// cluster invokers.
+func TestURLFor(t *testing.T) {
+	u, err := common.NewURL("dubbo://10.0.0.1:20880/com.foo.S?interface=com.foo.S&loadbalance=roundrobin&methods=a,b&methods.a.loadbalance=nosuch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Methods = []string{"a", "b"}
+	// The consumer's name wins; per-method provider values go.
+	nu := URLFor(u, "leastactive", false)
+	if nu == nil || nu.GetParam("loadbalance", "") != "leastactive" || nu.GetParam("methods.a.loadbalance", "") != "" {
+		t.Fatalf("consumer: %v", nu)
+	}
+	if u.GetParam("loadbalance", "") != "roundrobin" || u.GetParam("methods.a.loadbalance", "") != "nosuch" {
+		t.Fatal("u changed")
+	}
+	// An unknown consumer name runs random.
+	if nu := URLFor(u, "nosuch", false); nu == nil || nu.GetParam("loadbalance", "") != "random" {
+		t.Fatalf("unknown consumer name: %v", nu)
+	}
+	// A configurator's value (or the provider's, without a consumer
+	// setting) stays, unknown names resolved.
+	for _, c := range []struct {
+		consumer   string
+		configured bool
+	}{{"", false}, {"leastactive", true}} {
+		nu := URLFor(u, c.consumer, c.configured)
+		if nu == nil || nu.GetParam("loadbalance", "") != "roundrobin" || nu.GetParam("methods.a.loadbalance", "") != "random" {
+			t.Fatalf("%+v: %v", c, nu)
+		}
+	}
+	// Nothing to change: nil.
+	ok, _ := common.NewURL("dubbo://10.0.0.1:20880/com.foo.S?loadbalance=p2c")
+	if URLFor(ok, "", false) != nil || URLFor(ok, "p2c", false) != nil || URLFor(nil, "random", false) != nil {
+		t.Fatal("changed a URL already right")
+	}
+}

@@ -7,7 +7,12 @@
 //	leastactive                                       -> loadbalance/leastactive
 //	shortestresponse                                  -> loadbalance/shortestresponse
 //	consistenthash, consistenthashing                 -> loadbalance/consistenthash
-//	adaptive, p2c                                     -> loadbalance/adaptive
+//	adaptive                                          -> loadbalance/adaptive
+//
+// dubbo-go's p2c is not replaced: it is the balancer of dubbo-go's
+// adaptiveService cluster and picks by the remaining capacity the
+// providers' adaptive-service filter reports, which Java's adaptive does
+// not read (loadbalance/names.DubboGoKept).
 //
 // The extension package imports it, so the one blank import of
 // github.com/dubboroute/dubboroute/extension replaces dubbo-go's balancers.
@@ -23,6 +28,15 @@
 // middle and last invoker URLs, so a list rewritten in place is planned
 // again. A slice the cache does not know (dubbo-go's failover reselect
 // lists, foreign callers) is planned on the spot and takes a slot.
+//
+// # Which balancer a call runs
+//
+// Choose is the one decision: Java's precedence over a configurator's, the
+// consumer's and the provider's loadbalance, then the name resolved (ours,
+// another registered balancer as itself, or the unknown-name fallback
+// below). Get, Resolve and URLFor (the invoker URL a chain hands dubbo-go's
+// cluster invokers, which read the balancer from the first routed
+// invoker) all go through it.
 //
 // # Names that do not exist
 //

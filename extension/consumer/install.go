@@ -44,12 +44,9 @@ import (
 const GrayName = "gray"
 
 // ClusterNames are the cluster strategies whose Join installs dubboroute's
-// chain (every strategy dubbo-go v3.3.2 ships).
-var ClusterNames = []string{
-	constant.ClusterKeyFailover, constant.ClusterKeyFailfast, constant.ClusterKeyFailsafe,
-	constant.ClusterKeyFailback, constant.ClusterKeyForking, constant.ClusterKeyBroadcast,
-	constant.ClusterKeyAvailable, constant.ClusterKeyZoneAware, constant.ClusterKeyAdaptiveService,
-}
+// chain (every strategy dubbo-go v3.3.2 ships; the list is
+// extension/strategies').
+var ClusterNames = strategies.DubboGoNames()
 
 func registerInstall() {
 	for _, name := range []string{constant.TagRouterFactoryKey, constant.ConditionServiceRouterFactoryKey, constant.ConditionAppRouterFactoryKey, constant.ScriptRouterFactoryKey} {

@@ -15,25 +15,49 @@ import (
 	"github.com/dubboroute/dubboroute/extension/balancers"
 )
 
-// Strategy names: Java's, and dubbo-go's where they differ.
-var names = map[string]string{
-	"failover": "failover", "failfast": "failfast", "failsafe": "failsafe", "failback": "failback",
-	"forking": "forking", "broadcast": "broadcast", "available": "available",
-	"zone-aware": "zone-aware", "zoneAware": "zone-aware", "mergeable": "mergeable",
+// clusterName is one cluster name a reference can give and what runs it.
+type clusterName struct {
+	name string
+	// strategy is dubboroute's strategy (Java's name) running it; "" when
+	// dubbo-go's own implementation is kept behind dubboroute's chain.
+	strategy string
+	// dubbogo: dubbo-go v3.3.2 ships a cluster of this name.
+	dubbogo bool
 }
 
-// Names are the cluster names this package registers.
-func Names() []string {
-	out := make([]string, 0, len(names))
-	for k := range names {
-		out = append(out, k)
+// clusters is the one list of cluster names: Java's strategies under
+// Java's names and dubbo-go's, and dubbo-go's adaptiveService, kept as
+// dubbo-go's own (its p2c balancer and the providers' capacity replies;
+// Java has no such cluster).
+var clusters = []clusterName{
+	{"failover", "failover", true}, {"failfast", "failfast", true}, {"failsafe", "failsafe", true},
+	{"failback", "failback", true}, {"forking", "forking", true}, {"broadcast", "broadcast", true},
+	{"available", "available", true}, {"zoneAware", "zone-aware", true}, {"zone-aware", "zone-aware", false},
+	{"mergeable", "mergeable", false}, {constant.ClusterKeyAdaptiveService, "", true},
+}
+
+// DubboGoNames are the cluster names dubbo-go v3.3.2 ships, in the list's
+// order: the clusters whose Join installs dubboroute's chain.
+func DubboGoNames() []string {
+	var out []string
+	for _, c := range clusters {
+		if c.dubbogo {
+			out = append(out, c.name)
+		}
 	}
 	return out
 }
 
 // Strategy is the canonical (Java) strategy of a cluster name, "" when
-// this package does not implement it.
-func Strategy(name string) string { return names[name] }
+// this package does not implement it (dubbo-go's own, or unknown).
+func Strategy(name string) string {
+	for _, c := range clusters {
+		if c.name == name {
+			return c.strategy
+		}
+	}
+	return ""
+}
 
 // Cluster is a dubbo-go cluster.Cluster running one of dubboroute's
 // strategies.
@@ -42,7 +66,7 @@ type Cluster struct{ strategy string }
 // New returns the cluster for a name (Java's or dubbo-go's); unknown names
 // get failover.
 func New(name string) *Cluster {
-	s := names[name]
+	s := Strategy(name)
 	if s == "" {
 		s = "failover"
 	}
@@ -56,7 +80,11 @@ func (c *Cluster) Join(dir directory.Directory) base.Invoker { return newInvoker
 // may decorate the result (extension installs its chain and lanes there),
 // nil for none.
 func Register(wrap func(name string, c dgcluster.Cluster) dgcluster.Cluster) {
-	for name := range names {
+	for _, c := range clusters {
+		if c.strategy == "" {
+			continue // dubbo-go's own
+		}
+		name := c.name
 		var cl dgcluster.Cluster = New(name)
 		if wrap != nil {
 			cl = wrap(name, cl)

@@ -3,9 +3,11 @@ package strategies
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
+	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/dubbo/hessian2"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
@@ -152,4 +154,25 @@ func mockOnly(t *testing.T, value string, provErr error) mocked {
 	p := ci.params()
 	r, _, _ := mockInvoke(value, call, func() result.Result { return ci.run(call, p, "sayHello") }, func(cause error) result.Result { return ci.degrade(value, cause, inv) })
 	return mocked{calls: total(fs), reply: reply, err: r.Error()}
+}
+
+// One list of cluster names: every cluster dubbo-go v3.3.2 ships is
+// installed behind the chain, adaptiveService as dubbo-go's own, the rest
+// as dubboroute's strategies; Java's names too.
+func TestClusterNameList(t *testing.T) {
+	want := []string{constant.ClusterKeyFailover, constant.ClusterKeyFailfast, constant.ClusterKeyFailsafe,
+		constant.ClusterKeyFailback, constant.ClusterKeyForking, constant.ClusterKeyBroadcast,
+		constant.ClusterKeyAvailable, constant.ClusterKeyZoneAware, constant.ClusterKeyAdaptiveService}
+	if got := DubboGoNames(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("dubbo-go names %v, want %v", got, want)
+	}
+	for name, s := range map[string]string{"zoneAware": "zone-aware", "zone-aware": "zone-aware", "mergeable": "mergeable",
+		"failover": "failover", constant.ClusterKeyAdaptiveService: "", "nosuch": ""} {
+		if got := Strategy(name); got != s {
+			t.Errorf("Strategy(%q) = %q, want %q", name, got, s)
+		}
+	}
+	if New("nosuch").strategy != "failover" {
+		t.Fatal("unknown cluster is not failover")
+	}
 }

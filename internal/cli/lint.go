@@ -198,6 +198,10 @@ func (l *linter) loadbalance(line int, key, name string) {
 	if name == "" || names.IsJava(name) {
 		return
 	}
+	if names.IsDubboGoKept(name) {
+		l.add("DR502", line, -1, "%s: %q is dubbo-go's own balancer (adaptiveService's, by provider capacity): Java consumers fail every call (no LoadBalance extension %q); dubboroute keeps dubbo-go's", key, name, name)
+		return
+	}
 	if c, ok := names.Canonical(name); ok {
 		l.add("DR502", line, -1, "%s: %q is dubbo-go's name: Java consumers fail every call (no LoadBalance extension %q); dubboroute runs Java's %s, write %q", key, name, name, c, c)
 		return

@@ -47,9 +47,8 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
-// BenchmarkRoundRobin measures the two smooth weighted round-robin
-// implementations under parallel load: a tiny mutex around the O(n) update
-// versus Java's per-entry atomics.
+// BenchmarkRoundRobin measures the roundrobin delegate (Java's
+// RoundRobinLoadBalance, loadbalance/roundrobin) under parallel load.
 func BenchmarkRoundRobin(b *testing.B) {
 	for _, n := range []int{10, 100} {
 		provs := make([]string, n)
@@ -57,20 +56,12 @@ func BenchmarkRoundRobin(b *testing.B) {
 			provs[i] = strconv.Itoa(1 + i%7)
 		}
 		p := Compile(Input{Providers: weighted(provs...)}, Options{Delegate: DelegateRoundRobin})
-		t := p.normal.def.get(0)
-		b.Run("mutex/n="+strconv.Itoa(n), func(b *testing.B) {
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
+				c := &router.Call{Method: "m"}
 				for pb.Next() {
-					_ = t.pickLocked()
-				}
-			})
-		})
-		b.Run("atomic/n="+strconv.Itoa(n), func(b *testing.B) {
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					_ = t.pickAtomic()
+					_, _ = p.Pick(c, nil)
 				}
 			})
 		})

@@ -27,10 +27,13 @@
 //     ranges, times, address patterns compiled here).
 //   - Compile takes a rule, the consumer URL and the candidate provider list
 //     and produces a *Plan: the gray and normal pools, every provider's weight
-//     (service and method level), warm-up timestamps, prefix sums and
-//     round-robin state. Conditions on consumer parameters are resolved here.
+//     (service and method level, warm-up: a loadbalance/weight.Set per
+//     pool) and, for the roundrobin delegate, Java's round-robin state.
+//     Conditions on consumer parameters are resolved here.
 //   - Plan.Pick classifies one call (gray or not) and picks a provider inside
-//     the chosen pool with the delegate balancer. It allocates nothing.
+//     the chosen pool with the delegate balancer: the loadbalance package of
+//     that name (random, roundrobin, leastactive, p2c). It allocates
+//     nothing.
 //   - A *Decision passed to Pick (or LoadBalance.Explain) records why: the
 //     user or hash key seen, the matching request rule, the sticky bucket or
 //     random draw, the branch (gray, normal, gray-fallback, gray-fail), pool

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
+	"github.com/dubboroute/dubboroute/loadbalance/p2c"
+	"github.com/dubboroute/dubboroute/loadbalance/random"
+	"github.com/dubboroute/dubboroute/loadbalance/roundrobin"
+	lbweight "github.com/dubboroute/dubboroute/loadbalance/weight"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -164,7 +167,8 @@ type Plan struct {
 	gray     pool
 	normal   pool
 	isGray   []bool
-	members  []member // every provider's weight data, by index
+	weights  []lbweight.Config // every provider's service-level weight, by index
+	rnd      lbweight.Rand     // Options.Rand as the loadbalance packages draw
 	disabled bool
 	fallback Fallback
 	delegate Delegate
@@ -221,11 +225,13 @@ func Compile(in Input, opts Options) *Plan {
 	}
 
 	// Pools.
+	p.rnd = func(n int) int { return int(draw(o.Rand, uint64(n))) }
+	clock := func() int64 { return o.Now().UnixMilli() }
 	p.addrs = make([]string, p.n)
 	p.isGray = make([]bool, p.n)
-	p.members = make([]member, p.n)
-	var grayM, normalM []member
-	var grayU, normalU []*router.URL
+	p.weights = make([]lbweight.Config, p.n)
+	var grayP, normalP []lbweight.Provider
+	var grayI, normalI []int
 	for i, u := range in.Providers {
 		if u == nil {
 			u = &router.URL{}
@@ -238,24 +244,16 @@ func Compile(in Input, opts Options) *Plan {
 			g = u.Params.Value(o.StatusParam) == o.GrayStatus
 		}
 		p.isGray[i] = g
-		m := member{index: i, address: p.addrs[i], weight: weightFor(u, "")}
-		if ts, ok := paramInt(u, o.TimestampParam); ok && ts > 0 {
-			m.timestamp = ts
-			m.warmup = DefaultWarmupMillis
-			if w, ok := paramInt(u, o.WarmupParam); ok {
-				m.warmup = w
-			}
-		}
-		p.members[i] = m
+		pr := provider(u, o)
+		p.weights[i], _ = lbweight.Read(pr.Params, "")
 		if g {
-			grayM, grayU = append(grayM, m), append(grayU, u)
+			grayP, grayI = append(grayP, pr), append(grayI, i)
 		} else {
-			normalM, normalU = append(normalM, m), append(normalU, u)
+			normalP, normalI = append(normalP, pr), append(normalI, i)
 		}
 	}
-	now := o.Now().UnixMilli()
-	p.gray.init(grayM, grayU, now)
-	p.normal.init(normalM, normalU, now)
+	p.gray.init(grayP, grayI, clock, p.delegate)
+	p.normal.init(normalP, normalI, clock, p.delegate)
 
 	// Request classification.
 	slots := map[string]int{}
@@ -327,15 +325,14 @@ func (p *Plan) IsGray(i int) bool { return i >= 0 && i < p.n && p.isGray[i] }
 // configured weight after Java's warm-up), as the random balancer weighs
 // it; 0 for an index out of range.
 func (p *Plan) Weight(i int) int64 {
-	if i < 0 || i >= len(p.members) {
+	if i < 0 || i >= len(p.weights) {
 		return 0
 	}
-	m := p.members[i]
-	return WarmupWeight(m.weight, m.timestamp, m.warmup, p.opts.Now().UnixMilli())
+	return int64(p.weights[i].Effective(p.opts.Now().UnixMilli()))
 }
 
 // Pools returns the sizes of the gray and normal pools.
-func (p *Plan) Pools() (gray, normal int) { return len(p.gray.members), len(p.normal.members) }
+func (p *Plan) Pools() (gray, normal int) { return len(p.gray.index), len(p.normal.index) }
 
 // Delegate is the balancer used inside pools.
 func (p *Plan) Delegate() Delegate { return p.delegate }
@@ -556,11 +553,8 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 		gray = b < threshold
 		if d != nil {
 			d.Bucket = b
-			if gray {
-				d.Reason = "request rule matched, sticky bucket below the percentage: gray"
-			} else {
-				d.Reason = "request rule matched, sticky bucket at or above the percentage: normal"
-			}
+			d.Reason = pick(gray, "request rule matched, sticky bucket below the percentage: gray",
+				"request rule matched, sticky bucket at or above the percentage: normal")
 		}
 		return gray, carry
 	}
@@ -580,13 +574,18 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 	gray = r < threshold
 	if d != nil {
 		d.Draw = r
-		if gray {
-			d.Reason = "request rule matched, random draw below the percentage: gray"
-		} else {
-			d.Reason = "request rule matched, random draw at or above the percentage: normal"
-		}
+		d.Reason = pick(gray, "request rule matched, random draw below the percentage: gray",
+			"request rule matched, random draw at or above the percentage: normal")
 	}
 	return gray, carry
+}
+
+// pick is ifGray for a gray request, ifNormal otherwise.
+func pick(gray bool, ifGray, ifNormal string) string {
+	if gray {
+		return ifGray
+	}
+	return ifNormal
 }
 
 // PickClass picks a provider for a call already classified as gray or not
@@ -595,7 +594,7 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 func (p *Plan) PickClass(gray bool, call *router.Call, d *Decision) (int, error) {
 	if d != nil {
 		d.Gray = gray
-		d.GrayPool, d.NormalPool = len(p.gray.members), len(p.normal.members)
+		d.GrayPool, d.NormalPool = len(p.gray.index), len(p.normal.index)
 		d.Delegate = p.delegate
 		d.Chosen, d.Provider = -1, ""
 	}
@@ -617,7 +616,7 @@ func (p *Plan) PickClass(gray bool, call *router.Call, d *Decision) (int, error)
 	pl, branch := &p.normal, router.BranchNormal
 	if gray {
 		switch {
-		case len(p.gray.members) > 0:
+		case len(p.gray.index) > 0:
 			pl, branch = &p.gray, router.BranchGray
 		case p.fallback == FallbackNormal:
 			branch = router.BranchGrayFall
@@ -631,7 +630,7 @@ func (p *Plan) PickClass(gray bool, call *router.Call, d *Decision) (int, error)
 	if d != nil {
 		d.Branch = branch
 	}
-	if len(pl.members) == 0 {
+	if len(pl.index) == 0 {
 		return -1, fmt.Errorf("%w: all %d providers are gray", ErrNoNormalProvider, p.n)
 	}
 	method := ""
@@ -645,205 +644,53 @@ func (p *Plan) PickClass(gray bool, call *router.Call, d *Decision) (int, error)
 	return i, nil
 }
 
-// pool is one side (gray or normal) of a plan.
+// pool is one side (gray or normal) of a plan: its providers' weights
+// (service and method level, Java's warm-up) and, for the roundrobin
+// delegate, its round-robin state. The pick is the loadbalance package of
+// the delegate's name.
 type pool struct {
-	members  []member
-	def      *weighting
-	byMethod map[string]*weighting // methods with method-level weights
+	index []int         // pool position -> provider index
+	set   *lbweight.Set // nil for an empty pool
+	rr    *roundrobin.Plan
 }
 
-func (pl *pool) init(members []member, urls []*router.URL, now int64) {
-	pl.members = members
-	pl.def = newWeighting(members, now)
-	methods := map[string]struct{}{}
-	for _, u := range urls {
-		methodWeightKeys(u, methods)
-	}
-	if len(methods) == 0 {
+func (pl *pool) init(ps []lbweight.Provider, index []int, clock lbweight.Clock, del Delegate) {
+	pl.index = index
+	if len(ps) == 0 {
 		return
 	}
-	names := make([]string, 0, len(methods))
-	for m := range methods {
-		names = append(names, m)
+	pl.set = lbweight.NewSet(ps, clock)
+	if del == DelegateRoundRobin {
+		pl.rr = roundrobin.New().Plan(pl.set)
 	}
-	sort.Strings(names)
-	pl.byMethod = make(map[string]*weighting, len(names))
-	for _, m := range names {
-		ms := make([]member, len(members))
-		copy(ms, members)
-		for i := range ms {
-			ms[i].weight = weightFor(urls[i], m)
-		}
-		pl.byMethod[m] = newWeighting(ms, now)
-	}
-}
-
-func (pl *pool) weighting(method string) *weighting {
-	if pl.byMethod != nil {
-		if w, ok := pl.byMethod[method]; ok {
-			return w
-		}
-	}
-	return pl.def
 }
 
 // pickIn runs the delegate inside a non-empty pool and returns a provider
 // index.
 func (p *Plan) pickIn(pl *pool, method string) int {
-	if len(pl.members) == 1 {
-		return pl.members[0].index // single-provider shortcut: weights unread
+	if len(pl.index) == 1 {
+		return pl.index[0] // single-provider shortcut: weights unread
 	}
-	w := pl.weighting(method)
-	var now int64
-	if w.warming {
-		now = p.opts.Now().UnixMilli()
-	}
-	t := w.get(now)
 	var k int
 	switch p.delegate {
 	case DelegateRoundRobin:
-		k = t.pickLocked()
+		k = pl.rr.Pick(method)
 	case DelegateLeastActive:
-		k = p.pickLeastActive(w, t, method)
+		k = leastactive.PickBy(pl.set.Table(method), func(k int) int64 { return p.activeOf(pl, k, method) }, p.rnd)
 	case DelegateP2C:
-		k = p.pickP2C(w, t, method)
+		k = p2c.Pick(pl.set.Table(method), func(k int) int64 { return p.activeOf(pl, k, method) }, p.rnd)
 	default:
-		k = t.pickRandom(p.opts.Rand)
+		k = random.PickWeighted(pl.set.Table(method), p.rnd)
 	}
-	return w.members[k].index
+	return pl.index[k]
 }
 
-// pickRandom is Java's weighted random: offset uniform in [0, total), the
-// first k with offset < prefix[k]; uniform when all weights are equal or
-// all zero. (Java decides "weights matter" from the first invoker only; we
-// always honour every weight, which only changes probabilities.)
-func (t *table) pickRandom(rnd router.Rand) int {
-	n := len(t.weights)
-	if t.same || t.total <= 0 {
-		return int(draw(rnd, uint64(n)))
-	}
-	return t.search(int64(draw(rnd, uint64(t.total))))
-}
-
-// search is the first k with r < prefix[k] (binary search; zero-weight
-// members share their predecessor's prefix and are never found).
-func (t *table) search(r int64) int {
-	lo, hi := 0, len(t.prefix)-1
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if r < t.prefix[mid] {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	return lo
-}
-
-var activeBufs = sync.Pool{New: func() any { b := make([]int64, 0, 64); return &b }}
-
-func (p *Plan) activeOf(w *weighting, k int, method string) int64 {
+// activeOf is the calls in flight to the pool's k-th provider.
+func (p *Plan) activeOf(pl *pool, k int, method string) int64 {
 	if p.active == nil {
 		return 0
 	}
-	return p.active.Active(w.members[k].index, method)
-}
-
-// pickLeastActive is Java's LeastActiveLoadBalance: the members with the
-// fewest active calls; one wins outright, several are drawn by weight
-// (uniformly when their weights are equal or all zero).
-func (p *Plan) pickLeastActive(w *weighting, t *table, method string) int {
-	// Snapshot the counts (they move concurrently, and the pick must see
-	// the same numbers as the scan): on the stack for usual pool sizes, a
-	// pooled buffer beyond.
-	n := len(w.members)
-	if n <= 256 {
-		var stack [256]int64
-		return p.leastActiveIn(stack[:n], w, t, method)
-	}
-	bp := activeBufs.Get().(*[]int64)
-	if cap(*bp) < n {
-		*bp = make([]int64, n)
-	}
-	k := p.leastActiveIn((*bp)[:n], w, t, method)
-	activeBufs.Put(bp)
-	return k
-}
-
-func (p *Plan) leastActiveIn(act []int64, w *weighting, t *table, method string) int {
-	least, count, total := int64(math.MaxInt64), 0, int64(0)
-	first, same := int64(0), true
-	for k := range act {
-		a := p.activeOf(w, k, method)
-		act[k] = a
-		wt := t.weights[k]
-		switch {
-		case a < least:
-			least, count, total, first, same = a, 1, wt, wt, true
-		case a == least:
-			count++
-			total += wt
-			if wt != first {
-				same = false
-			}
-		}
-	}
-	switch {
-	case count == 1:
-		for k, a := range act {
-			if a == least {
-				return k
-			}
-		}
-	case !same && total > 0:
-		off := int64(draw(p.opts.Rand, uint64(total)))
-		for k, a := range act {
-			if a != least {
-				continue
-			}
-			off -= t.weights[k]
-			if off < 0 {
-				return k
-			}
-		}
-	default:
-		nth := int(draw(p.opts.Rand, uint64(count)))
-		for k, a := range act {
-			if a != least {
-				continue
-			}
-			if nth == 0 {
-				return k
-			}
-			nth--
-		}
-	}
-	return 0 // unreachable: count >= 1 members hold the least value
-}
-
-// pickP2C draws two distinct members uniformly and keeps the one with the
-// lower load per weight, (active+1)/weight, compared by cross-multiplying;
-// a zero-weight member loses to a positive one; ties keep the first draw.
-func (p *Plan) pickP2C(w *weighting, t *table, method string) int {
-	n := uint64(len(w.members))
-	i := int(draw(p.opts.Rand, n))
-	j := int(draw(p.opts.Rand, n-1))
-	if j >= i {
-		j++
-	}
-	wi, wj := t.weights[i], t.weights[j]
-	switch {
-	case wi <= 0 && wj > 0:
-		return j
-	case wj <= 0:
-		return i
-	}
-	ai, aj := p.activeOf(w, i, method)+1, p.activeOf(w, j, method)+1
-	// ai/wi > aj/wj  <=>  ai*wj > aj*wi (float to avoid overflow)
-	if float64(ai)*float64(wj) > float64(aj)*float64(wi) {
-		return j
-	}
-	return i
+	return p.active.Active(pl.index[k], method)
 }
 
 // draw is rnd(n) clamped into [0, n), so a misbehaving injected Rand cannot

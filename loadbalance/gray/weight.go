@@ -2,10 +2,6 @@ package gray
 
 import (
 	"math"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 
 	lbweight "github.com/dubboroute/dubboroute/loadbalance/weight"
 	"github.com/dubboroute/dubboroute/router"
@@ -56,170 +52,42 @@ func WarmupWeight(weight, timestamp, warmup, nowMillis int64) int64 {
 	return weight
 }
 
-// nextWeightChange is the first instant after now (ms) at which
-// WarmupWeight(weight, ts, warmup, ·) differs from its value at now, or
-// math.MaxInt64 when it never changes again. The function is monotone in
-// time over (ts, ts+warmup), so a binary search finds the step exactly.
-func nextWeightChange(weight, ts, warmup, now int64) int64 {
-	if weight <= 0 || ts <= 0 {
-		return math.MaxInt64
-	}
-	uptime := now - ts
-	switch {
-	case uptime < 0:
-		return ts // weight 1 until the timestamp, then the full weight for 1 ms
-	case uptime == 0:
-		if warmup <= 1 {
-			return math.MaxInt64
-		}
-		return ts + 1
-	case uptime >= warmup:
-		return math.MaxInt64
-	}
-	cur := WarmupWeight(weight, ts, warmup, now)
-	// Find the smallest u in (uptime, warmup] with a different weight; at
-	// u = warmup the weight is the full weight, so if cur == weight nothing
-	// changes any more.
-	if cur >= weight {
-		return math.MaxInt64
-	}
-	lo, hi := uptime, warmup // weight(lo) == cur, weight(hi) != cur
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		if WarmupWeight(weight, ts, warmup, ts+mid) == cur {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return ts + hi
+// params are a provider URL's parameters as the loadbalance packages read
+// them (weights, method weights, warm-up), with the start time and the
+// warm-up period under the names Options gives them.
+type params struct {
+	u      *router.URL
+	ts, wu string
 }
 
-// member is what a pool knows about one provider, fixed at compile time.
-type member struct {
-	index     int    // position in the provider list / invoker slice
-	address   string // host:port, for explain
-	weight    int64  // configured service-level weight
-	timestamp int64  // ms, 0 = unknown (no warm-up)
-	warmup    int64  // ms
+// Get implements lbweight.Params.
+func (p params) Get(key string) (string, bool) {
+	switch key {
+	case "timestamp":
+		key = p.ts
+	case "warmup":
+		key = p.wu
+	}
+	return p.u.Params.Get(key)
 }
 
-// paramInt reads an integer parameter; absent or malformed gives ok=false
-// (Java would throw on a malformed number and fail the call; falling back to
-// the default keeps traffic flowing and lint reports it).
-func paramInt(u *router.URL, key string) (int64, bool) {
-	s, ok := u.Params.Get(key)
-	if !ok {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return v, true
-}
-
-// methodWeightKeys lists the methods for which a provider has a
-// method-level weight: Java's "<method>.weight" and dubbo-go's
-// "methods.<method>.weight".
-func methodWeightKeys(u *router.URL, into map[string]struct{}) {
-	for k := range u.Params.All() {
-		if m, ok := strings.CutSuffix(k, ".weight"); ok && m != "" {
-			m = strings.TrimPrefix(m, "methods.")
-			if m != "" {
-				into[m] = struct{}{}
-			}
+// Range implements lbweight.Ranger (method-level weights are found so).
+func (p params) Range(f func(key, value string) bool) {
+	for k, v := range p.u.Params.All() {
+		if !f(k, v) {
+			return
 		}
 	}
 }
 
-// weightFor is a provider's configured weight for a method ("" = none),
-// read as Java reads it (loadbalance/weight.MethodParam: <method>.weight
-// unless the URL's methods parameter does not contain the method, then
-// dubbo-go's methods.<method>.weight, then weight, then 100).
-func weightFor(u *router.URL, method string) int64 {
-	if v, ok := lbweight.MethodParam(u.Params, method, "weight"); ok {
-		if w, ok := lbweight.ParseInt(v); ok {
-			return int64(w)
-		}
+// provider is the loadbalance view of one provider URL: its parameters,
+// address and identity (the round-robin state's key).
+func provider(u *router.URL, o Options) lbweight.Provider {
+	addr := u.Address()
+	return lbweight.Provider{
+		Params:     params{u: u, ts: o.TimestampParam, wu: o.WarmupParam},
+		Address:    addr,
+		Identity:   u.Protocol + "://" + addr + "/" + u.Path,
+		ServiceKey: u.ServiceKey(),
 	}
-	return DefaultWeight
-}
-
-// table is an immutable snapshot of a pool's effective weights, valid until
-// validUntil (ms). Picks read it without locks.
-type table struct {
-	weights    []int64
-	prefix     []int64 // prefix[i] = weights[0] + ... + weights[i]
-	total      int64
-	same       bool  // every weight equal (uniform pick)
-	validUntil int64 // ms; math.MaxInt64 when no provider is warming up
-	builtAt    int64 // ms; the instant the weights were computed for
-	rr         rrState
-}
-
-// weighting is one weight scheme of a pool (service level, or one method
-// with method-level weights): configured weights and the current table.
-type weighting struct {
-	members []member // the pool's members with this scheme's weights
-	warming bool     // some member has a timestamp (needs the clock)
-	cur     atomic.Pointer[table]
-	mu      sync.Mutex // serialises rebuilds
-}
-
-func newWeighting(members []member, now int64) *weighting {
-	w := &weighting{members: members}
-	for i := range members {
-		if members[i].timestamp > 0 && members[i].weight > 0 {
-			w.warming = true
-		}
-	}
-	w.cur.Store(w.build(now))
-	return w
-}
-
-// get returns the table for now (ms), rebuilding it when a warm-up step
-// passed or the clock went backwards past the build instant. Without any
-// warming member the table never changes and now is ignored.
-func (w *weighting) get(now int64) *table {
-	t := w.cur.Load()
-	if !w.warming || (now >= t.builtAt && now < t.validUntil) {
-		return t
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	t = w.cur.Load()
-	if now >= t.builtAt && now < t.validUntil {
-		return t
-	}
-	t = w.build(now)
-	w.cur.Store(t)
-	return t
-}
-
-func (w *weighting) build(now int64) *table {
-	n := len(w.members)
-	t := &table{weights: make([]int64, n), prefix: make([]int64, n), validUntil: math.MaxInt64, same: true}
-	t.rr.init(n)
-	var sum int64
-	for i := range w.members {
-		m := &w.members[i]
-		wt := WarmupWeight(m.weight, m.timestamp, m.warmup, now)
-		t.weights[i] = wt
-		if sum > math.MaxInt64-wt {
-			wt = 0 // absurd weights: keep the sums exact rather than overflow
-			t.weights[i] = 0
-		}
-		sum += wt
-		t.prefix[i] = sum
-		if wt != t.weights[0] {
-			t.same = false
-		}
-		if next := nextWeightChange(m.weight, m.timestamp, m.warmup, now); next < t.validUntil {
-			t.validUntil = next
-		}
-	}
-	t.total = sum
-	t.builtAt = now
-	return t
 }

@@ -15,10 +15,28 @@ var aliases = map[string]string{
 	"leastactive":      "leastactive",
 	"shortestresponse": "shortestresponse",
 	"consistenthash":   "consistenthash", "consistenthashing": "consistenthash",
-	"adaptive": "adaptive", "p2c": "adaptive",
+	"adaptive": "adaptive",
 }
 
-// All are the names registered, sorted.
+// DubboGoKept are dubbo-go v3.3.2 balancers that have no Java counterpart
+// and stay dubbo-go's own under their own name: p2c picks by the remaining
+// capacity its providers' adaptive-service filter reports (the only
+// balancer dubbo-go's adaptiveService cluster accepts). Java's adaptive is
+// a different balancer and stays under Java's name.
+var DubboGoKept = []string{"p2c"}
+
+// IsDubboGoKept reports whether name is one of DubboGoKept.
+func IsDubboGoKept(name string) bool {
+	for _, k := range DubboGoKept {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+// All are the names dubboroute registers (Java's and dubbo-go's aliases of
+// them; not DubboGoKept), sorted.
 func All() []string {
 	out := make([]string, 0, len(aliases))
 	for n := range aliases {

@@ -57,3 +57,19 @@ func TestVectors(t *testing.T) {
 		t.Fatalf("Pick allocates %v", n)
 	}
 }
+
+// PickWeighted honours every weight even when the first provider has none
+// (where Pick takes Java's uniform shortcut).
+func TestPickWeightedSkipsTheShortcut(t *testing.T) {
+	s := set(weight.Map{}, weight.Map{"weight": "300"}) // 100 + 300
+	for r, want := range map[int]int{0: 0, 99: 0, 100: 1, 399: 1} {
+		var bounds []int
+		if got := PickWeighted(s.Table("m"), fixed(r, &bounds)); got != want || bounds[0] != 400 {
+			t.Errorf("r=%d: %d %v", r, got, bounds)
+		}
+	}
+	var bounds []int
+	if got := PickWeighted(set(weight.Map{"weight": "0"}, weight.Map{"weight": "0"}).Table("m"), fixed(1, &bounds)); got != 1 || bounds[0] != 2 {
+		t.Fatalf("all zero: uniform, got %d %v", got, bounds)
+	}
+}

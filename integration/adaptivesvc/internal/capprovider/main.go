@@ -1,0 +1,5 @@
+package main
+
+import "github.com/dubboroute/dubboroute/integration/adaptivesvc/internal/capfleet"
+
+func main() { capfleet.ProviderMain() }

@@ -35,7 +35,7 @@ type Binding struct {
 	iface       string
 	consumer    *router.URL
 	consumerApp string
-	lb          string // the consumer's configured load balancer, "" if none
+	lb          string // the reference's loadbalance as configured, "" if none
 	chain       *cluster.Chain
 	url         *common.URL // the URL dubbo-go built the router with
 
@@ -144,7 +144,7 @@ func newBinding(u *common.URL) *Binding {
 		iface:       consumer.Interface(),
 		consumer:    consumer,
 		consumerApp: consumer.Application(),
-		lb:          resolveLB(ref.GetParam(constant.LoadbalanceKey, "")),
+		lb:          ref.GetParam(constant.LoadbalanceKey, ""),
 		url:         u,
 		adapted:     map[base.Invoker]base.Invoker{},
 		cancels:     map[string]func(){},
@@ -400,90 +400,25 @@ func (b *Binding) providerURLs(invokers []base.Invoker) []*router.URL {
 	return out
 }
 
-// adapt applies the consumer's load balancer name to an invoker (dubbo-go
-// takes the balancer from the first routed invoker's URL, where a provider's
-// loadbalance=random would otherwise win: issue #2864). Called by the chain
-// under its lock, off the hot path.
+// adapt applies the balancer decision (balancers.URLFor: a configurator's
+// loadbalance, else the consumer's, else the provider's; unknown names
+// resolved) to an invoker's URL: dubbo-go takes the balancer from the first
+// routed invoker's URL, where a provider's loadbalance=random would
+// otherwise win (issue #2864), and panics on a name it lacks. Called by the
+// chain under its lock, off the hot path.
 func (b *Binding) adapt(ivk base.Invoker) base.Invoker {
-	if b.lb == "" {
-		return b.knownLB(ivk)
-	}
-	if c, ok := ivk.(*cfgInvoker); ok && c.lb {
-		return b.knownLB(ivk) // a configured loadbalance wins over the consumer's, as in Java
-	}
 	u := ivk.GetURL()
-	if u == nil || (u.GetParam(constant.LoadbalanceKey, "") == b.lb && !hasMethodLB(u)) {
+	c, isCfg := ivk.(*cfgInvoker)
+	nu := balancers.URLFor(u, b.lb, isCfg && c.lb)
+	if nu == nil {
 		return ivk
 	}
 	if a, ok := b.adapted[ivk]; ok && a.GetURL().Location == u.Location {
 		return a
 	}
-	nu := u.Clone()
-	nu.SetParam(constant.LoadbalanceKey, b.lb)
-	for _, m := range u.Methods {
-		nu.DelParam("methods." + m + "." + constant.LoadbalanceKey)
-	}
 	a := &lbInvoker{Invoker: ivk, url: nu}
 	b.adapted[ivk] = a
 	return a
-}
-
-// resolveLB is a configured balancer name dubbo-go's lookup will find:
-// an unknown one becomes Java's default (balancers.Resolve warns, counts
-// and remembers it for lint). dubbo-go's extension.GetLoadbalance panics
-// on a name it lacks, e.g. a Java provider's or Admin's "consistenthash"
-// before it was registered, or a typo.
-func resolveLB(name string) string {
-	if name == "" {
-		return ""
-	}
-	return balancers.Resolve(name)
-}
-
-// knownLB returns ivk, or a view of it whose URL names only registered
-// balancers when a provider or configurator published an unknown one.
-func (b *Binding) knownLB(ivk base.Invoker) base.Invoker {
-	u := ivk.GetURL()
-	if u == nil {
-		return ivk
-	}
-	bad := false
-	if n := u.GetParam(constant.LoadbalanceKey, ""); n != "" && balancers.Resolve(n) != n {
-		bad = true
-	}
-	for _, m := range u.Methods {
-		if n := u.GetParam("methods."+m+"."+constant.LoadbalanceKey, ""); n != "" && balancers.Resolve(n) != n {
-			bad = true
-		}
-	}
-	if !bad {
-		return ivk
-	}
-	if a, ok := b.adapted[ivk]; ok && a.GetURL().Location == u.Location {
-		return a
-	}
-	nu := u.Clone()
-	if n := u.GetParam(constant.LoadbalanceKey, ""); n != "" {
-		nu.SetParam(constant.LoadbalanceKey, balancers.Resolve(n))
-	}
-	for _, m := range u.Methods {
-		k := "methods." + m + "." + constant.LoadbalanceKey
-		if n := u.GetParam(k, ""); n != "" {
-			nu.SetParam(k, balancers.Resolve(n))
-		}
-	}
-	a := &lbInvoker{Invoker: ivk, url: nu}
-	b.adapted[ivk] = a
-	return a
-}
-
-func hasMethodLB(u *common.URL) bool {
-	for _, m := range u.Methods {
-		if u.GetParam("methods."+m+"."+constant.LoadbalanceKey, "") != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // lbInvoker is a provider invoker seen through a URL that names the

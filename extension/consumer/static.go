@@ -17,9 +17,10 @@ import (
 
 // staticRules reads dubbo.router / WithRouter configs from the URL
 // attribute dubbo-go uses (RoutersConfigKey, on the URL or its SubURL):
-//   - scope service, conditions: the service slot, only when key names this
-//     interface (dubbo-go's own router ignores key and applies it to every
-//     reference);
+//   - scope service, conditions: the service slot of every reference, as
+//     dubbo-go's service router applies it whatever its key; when several
+//     exist, the last one whose key names this interface, else the last one
+//     (dubbo-go: the last one, for every reference);
 //   - scope application, conditions: the consumer-app slot when key is the
 //     consumer application, else the provider-app slot (it applies when key
 //     is the provider application; see ruleFor);
@@ -34,6 +35,7 @@ func staticRules(u *common.URL, iface, consumerApp string) assembly.Statics {
 		return out
 	}
 	cfgs, _ := raw.([]*global.RouterConfig)
+	svcKeyed := false // the service slot holds a rule keyed by this interface
 	for _, cfg := range cfgs {
 		if cfg == nil || (cfg.Enabled != nil && !*cfg.Enabled) || (cfg.Valid != nil && !*cfg.Valid) {
 			continue
@@ -41,13 +43,14 @@ func staticRules(u *common.URL, iface, consumerApp string) assembly.Statics {
 		key := "static:" + cfg.Key
 		switch {
 		case cfg.Scope == constant.RouterScopeService && len(cfg.Conditions) > 0:
-			if cfg.Key != iface {
-				continue // applies to the service its key names only
+			if svcKeyed && cfg.Key != iface {
+				continue // a rule keyed by this interface wins
 			}
 			if r, err := staticCondition(cfg); err != nil {
 				logger.Errorf("[dubboroute] static router key=%s rejected: %v", cfg.Key, err)
 			} else {
 				out.Slots[cluster.SlotService] = cluster.RuleRef{Key: key, Version: "static", Condition: r}
+				svcKeyed = cfg.Key == iface
 			}
 		case cfg.Scope == constant.RouterScopeApplication && len(cfg.Conditions) > 0:
 			r, err := staticCondition(cfg)

@@ -16,7 +16,10 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 )
 
-func TestStaticServiceRuleAppliesOnlyToItsService(t *testing.T) {
+// TestStaticServiceRuleScope: a static service-scope rule applies to every
+// reference as dubbo-go's service router applies it, whatever its key; a
+// rule keyed by the reference's interface wins over one keyed otherwise.
+func TestStaticServiceRuleScope(t *testing.T) {
 	yes := true
 	cfgs := []*global.RouterConfig{
 		{Scope: "service", Key: "com.foo.Bar", Force: &yes, Conditions: []string{"method=a => port=1"}},
@@ -38,6 +41,12 @@ func TestStaticServiceRuleAppliesOnlyToItsService(t *testing.T) {
 	other := staticRules(reg, "com.foo.Other", "c9")
 	if c := other.Slots[cluster.SlotService].Condition; c == nil || c.Conditions[0].Text != "=> port=2" {
 		t.Errorf("com.foo.Other got %+v", other.Slots[cluster.SlotService])
+	}
+	// No rule keyed by com.foo.Third: the last service-scope rule applies,
+	// as in dubbo-go.
+	third := staticRules(reg, "com.foo.Third", "c9")
+	if c := third.Slots[cluster.SlotService].Condition; c == nil || c.Conditions[0].Text != "=> port=2" {
+		t.Errorf("com.foo.Third (no rule keyed by it) got %+v, want the last service-scope rule", third.Slots[cluster.SlotService])
 	}
 }
 

@@ -41,6 +41,11 @@ type Machine struct {
 	subs    map[string]*sub
 	static  cluster.Rules
 	dynamic cluster.Rules
+	// staticGone: a config-center delete of the slot's rule dropped its
+	// static rule too, as in dubbo-go (whose routers hold one rule: the
+	// static one until a config-center rule replaces it, none after that
+	// rule's delete).
+	staticGone [len(cluster.Rules{})]bool
 	mesh    map[string]cluster.RuleRef // by provider application
 
 	gray                 *gray.Rule
@@ -198,6 +203,9 @@ func (m *Machine) apply(s *sub, r Rule) Effects {
 			return e
 		}
 		for _, slot := range s.Slots {
+			if r.Ref.Empty() && !m.dynamic[slot].Empty() && !m.static[slot].Empty() {
+				m.staticGone[slot] = true
+			}
 			m.dynamic[slot] = r.Ref
 		}
 	}
@@ -307,8 +315,10 @@ func (m *Machine) follow(e *Effects, app string) {
 	m.providerApp = app
 	m.followed = append(m.followed, app)
 	m.static[cluster.SlotTag] = m.statics.Tags[app]
+	m.staticGone[cluster.SlotTag] = false
 	if app != m.ref.App {
 		m.static[cluster.SlotProviderApp] = m.statics.ProviderApp[app]
+		m.staticGone[cluster.SlotProviderApp] = false
 	}
 	m.dynamic[cluster.SlotAffinityApp] = cluster.RuleRef{}
 	for _, s := range m.ref.ProviderAppSubs(app) {
@@ -358,12 +368,12 @@ func (m *Machine) publishConfigurators(e *Effects) {
 }
 
 // Rules are the effective rules per slot: a slot's dynamic rule when it
-// has one, else its static one.
+// has one, else its static one (unless a config-center delete dropped it).
 func (m *Machine) Rules() cluster.Rules {
 	var eff cluster.Rules
 	for i := range eff {
 		eff[i] = m.dynamic[i]
-		if eff[i].Empty() {
+		if eff[i].Empty() && !m.staticGone[i] {
 			eff[i] = m.static[i]
 		}
 	}

@@ -16,13 +16,11 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	conf "dubbo.apache.org/dubbo-go/v3/common/config"
-	"dubbo.apache.org/dubbo-go/v3/common/constant"
-	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/directory/memory"
-	_ "github.com/dubboroute/dubboroute/extension"
+	"github.com/dubboroute/dubboroute/extension"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -93,21 +91,28 @@ var fixture struct {
 	invokers []base.Invoker
 }
 
+// bindingRouter routes through a binding as the directory's router chain
+// does.
+type bindingRouter struct{ b *extension.Binding }
+
+func (r bindingRouter) Route(_ []base.Invoker, _ *common.URL, inv base.Invocation) []base.Invoker {
+	return r.b.Chain().List(inv)
+}
+
+func (r bindingRouter) Notify(ivks []base.Invoker) { r.b.Notify(ivks) }
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	conf.GetEnvInstance().SetDynamicConfiguration(memory.NewDynamicConfiguration(memory.Configs, ""))
 	for k, v := range map[string]string{svcKey: svcRule, tagKey: tagRule, grayKey: grayRule, appKey: appRuleGood} {
 		memory.PutRule(k, v)
 	}
-	// The binding is built through dubbo-go's own router factory, as a
-	// reference's RouterChain builds it.
+	// The binding is built from the directory URL a reference's registry
+	// directory has, as the installation builds it.
 	ref, _ := common.NewURL("dubbo://:0/" + iface + "?interface=" + iface + "&application=" + consumerApp + "&loadbalance=gray&side=consumer")
 	reg, _ := common.NewURL("memory://127.0.0.1:0")
 	reg.SubURL = ref
-	r, err := dgext.GetRouterFactory(constant.TagRouterFactoryKey).NewPriorityRouter(reg)
-	if err != nil || r == nil {
-		panic("console test: no dubboroute router: " + errString(err))
-	}
+	r := bindingRouter{extension.NewBinding(reg)}
 	fixture.router = r
 	for _, u := range []string{
 		"dubbo://10.0.0.1:20880/" + iface + "?interface=" + iface + "&application=" + providerApp + "&weight=100&token=" + secretToken + "&registry.password=" + secretPassword,

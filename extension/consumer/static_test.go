@@ -1,6 +1,8 @@
 package consumer
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -14,6 +16,7 @@ import (
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+	"github.com/dubboroute/dubboroute/router/condition"
 )
 
 // TestStaticServiceRuleScope: a static service-scope rule applies to every
@@ -99,4 +102,46 @@ func counterValue(t *testing.T, key, outcome string) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestDubboGoVersionRuleReported: the dubbo-go samples' condition rule
+// (configVersion V3.3.2) is ignored as Java ignores it (the rule in force
+// stays), and counted as a place where dubbo-go alone would have applied
+// it; lint's DR004 says so too.
+func TestDubboGoVersionRuleReported(t *testing.T) {
+	dc := memory.NewDynamicConfiguration(memory.Configs, "")
+	prev := envDynamicConfiguration()
+	setEnvDynamicConfiguration(dc)
+	defer setEnvDynamicConfiguration(prev)
+	key := "com.test.Ver::.condition-router"
+	defer memory.DeleteRule(key)
+	ref, _ := common.NewURL("dubbo://:0/com.test.Ver?interface=com.test.Ver&application=ver-consumer")
+	reg, _ := common.NewURL("memory://127.0.0.1:0")
+	reg.SubURL = ref
+	b := newBinding(reg)
+	defer b.Release()
+	u1, _ := common.NewURL("dubbo://10.0.0.1:20000/com.test.Ver?interface=com.test.Ver&application=ver-provider")
+	u2, _ := common.NewURL("dubbo://10.0.0.2:20001/com.test.Ver?interface=com.test.Ver&application=ver-provider")
+	b.setInvokers([]base.Invoker{base.NewBaseInvoker(u1), base.NewBaseInvoker(u2)})
+	route := func() int { return len(b.chain.Route(invocation.NewRPCInvocation("m", nil, nil), nil)) }
+	memory.PutRule(key, "configVersion: v3.1\nforce: true\nconditions:\n  - from: {match: ''}\n    to:\n      - {match: port=20000}\n")
+	if n := route(); n != 1 {
+		t.Fatalf("v3.1 rule: %d providers", n)
+	}
+	samples := "configVersion: V3.3.2\nforce: true\nconditions:\n  - from: {match: ''}\n    to:\n      - {match: port=20001}\n"
+	memory.PutRule(key, samples)
+	if got := b.chain.Route(invocation.NewRPCInvocation("m", nil, nil), nil); len(got) != 1 || got[0].GetURL().Port != "20000" {
+		t.Errorf("after the V3.3.2 update: %d providers; Java keeps the previous rule (port 20000)", len(got))
+	}
+	var m dto.Metric
+	if err := metrics.DubboGoDiffersTotal.WithLabelValues(key, "configVersion above v3.1").Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	if m.GetCounter().GetValue() != 1 {
+		t.Errorf("dubboroute_dubbogo_differs_total = %v, want 1", m.GetCounter().GetValue())
+	}
+	_, err := condition.ParseRule(samples)
+	if !errors.Is(err, condition.ErrUnsupportedVersion) || !errors.Is(err, condition.ErrDubboGoApplies) || !strings.Contains(err.Error(), "dubbo-go alone would apply it") {
+		t.Errorf("parse error %v", err)
+	}
 }

@@ -33,6 +33,13 @@ const (
 // the rule already in force and log.
 var ErrUnsupportedVersion = errors.New("unsupported configVersion (above v3.1)")
 
+// ErrDubboGoApplies wraps ErrUnsupportedVersion for a configVersion that
+// dubbo-go v3.3.2 alone reads as a version of at least v3.1 and so applies
+// as a v3.1 rule (e.g. the dubbo-go samples' "V3.3.2"): Java, and
+// dubboroute with it, ignore the rule; a dubbo-go user loses it on import,
+// so it is reported as such (lint, log, console, metric).
+var ErrDubboGoApplies = fmt.Errorf("%w, which dubbo-go alone applies as a v3.1 rule", ErrUnsupportedVersion)
+
 // ErrRuleInvalid is wrapped by ParseRule when the text parses but Java marks
 // the rule invalid: a missing, non-list or empty conditions list, or
 // "valid: false". Java then keeps the conditions already in force (only a

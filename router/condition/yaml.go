@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -12,6 +13,10 @@ import (
 
 	"github.com/dubboroute/dubboroute/internal/javayaml"
 )
+
+// dubboGoVersionRE is the configVersion form dubbo-go v3.3.2 parses (a
+// "v" and dot-separated numbers); it compares it with v3.1 numerically.
+var dubboGoVersionRE = regexp.MustCompile(`^[Vv][0-9]+(\.[0-9]+)*$`)
 
 // ParseRule parses a config-center condition rule (the YAML Dubbo Admin
 // stores at /dubbo/config/dubbo/<key>.condition-router) the way Java 3.3's
@@ -22,7 +27,8 @@ import (
 // Errors: any failure rejects the whole rule with a *ParseError naming the
 // field, the YAML line and, for a bad condition, its index and text. Two
 // wrapped sentinels mark rules Java accepts but does not apply, so the
-// caller keeps the rule in force: ErrUnsupportedVersion and ErrRuleInvalid.
+// caller keeps the rule in force: ErrUnsupportedVersion (ErrDubboGoApplies
+// when dubbo-go alone would apply the rule) and ErrRuleInvalid.
 // Fields Java ignores are accepted and listed in Rule.UnknownFields.
 func ParseRule(content string) (*Rule, error) {
 	dec := yaml.NewDecoder(strings.NewReader(content))
@@ -77,6 +83,10 @@ func ParseRule(content string) (*Rule, error) {
 		r.Version = V31
 	case hasCV && compareToIgnoreCase(cv, V31) > 0:
 		n := fields["configVersion"]
+		if dubboGoVersionRE.MatchString(cv) {
+			return nil, &ParseError{Index: -1, Field: "configVersion", Line: n.Line,
+				Msg: fmt.Sprintf("configVersion %q: only v3.1 and below are supported; Java ignores this rule and keeps the previous one, and so does dubboroute, but dubbo-go alone would apply it as a v3.1 rule (write configVersion: v3.1 to have it applied everywhere)", cv), Err: ErrDubboGoApplies}
+		}
 		return nil, &ParseError{Index: -1, Field: "configVersion", Line: n.Line,
 			Msg: fmt.Sprintf("configVersion %q: only v3.1 and below are supported; Java ignores this rule", cv), Err: ErrUnsupportedVersion}
 	default:

@@ -32,6 +32,12 @@ var (
 		Help:    "Time to compile and publish a routing snapshot.",
 		Buckets: prometheus.ExponentialBuckets(0.00001, 4, 10),
 	}, []string{"service"})
+	// DubboGoDiffersTotal counts rule contents dubboroute treats as Java
+	// Dubbo does where dubbo-go alone would have acted otherwise.
+	DubboGoDiffersTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "dubbogo_differs_total",
+		Help: "Rule contents dubboroute treats as Java Dubbo does where dubbo-go alone would have acted otherwise (e.g. a condition rule's configVersion above v3.1: ignored, dubbo-go applies it), by key and reason.",
+	}, []string{"key", "reason"})
 	// GrayPicksTotal counts the gray balancer's picks by class.
 	GrayPicksTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "gray_picks_total",
@@ -42,7 +48,7 @@ var (
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
+	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal, DubboGoDiffersTotal}, balancers.Collectors()...)
 	return append(out, strategies.Collectors()...)
 }
 

@@ -2,9 +2,11 @@ package rulestore
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +20,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/rules"
 	"github.com/dubboroute/dubboroute/rules/assembly"
 )
@@ -50,6 +53,10 @@ type keyState struct {
 	// from names where the key is read ("Nacos dataId ... group ...",
 	// "zookeeper /dubbo/config/dubbo/<key>", or dubbo-go's config center).
 	from string
+
+	// warnedDubboGo: the key's "dubbo-go alone would apply this" warning
+	// was logged (once per key).
+	warnedDubboGo atomic.Bool
 
 	// What the console shows: the text of the rule in force, when it was
 	// accepted (or deleted), and the last update that was not applied.
@@ -255,6 +262,12 @@ func (ks *keyState) apply(content string, event bool) {
 		why := "rejected, the previous rule stays in force"
 		if ch.Outcome == assembly.OutcomeIgnored {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
+		}
+		if errors.Is(ch.Err, condition.ErrDubboGoApplies) {
+			metrics.DubboGoDiffersTotal.WithLabelValues(ks.key, "configVersion above v3.1").Inc()
+			if !ks.warnedDubboGo.Swap(true) {
+				logger.Warnf("[dubboroute] rule key=%s: dubboroute follows Java Dubbo here, dubbo-go alone would not: %s (logged once per key, counted in dubboroute_dubbogo_differs_total)", ks.key, clip(ch.Err.Error(), maxLoggedError))
+			}
 		}
 		logger.Errorf("[dubboroute] rule key=%s%s %s: %s", ks.key, ks.fromNote(), why, clip(ch.Err.Error(), maxLoggedError))
 		return

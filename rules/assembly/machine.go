@@ -46,7 +46,7 @@ type Machine struct {
 	// static one until a config-center rule replaces it, none after that
 	// rule's delete).
 	staticGone [len(cluster.Rules{})]bool
-	mesh    map[string]cluster.RuleRef // by provider application
+	mesh       map[string]cluster.RuleRef // by provider application
 
 	gray                 *gray.Rule
 	grayKey, grayVersion string

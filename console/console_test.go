@@ -139,13 +139,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func errString(err error) string {
-	if err == nil {
-		return "nil"
-	}
-	return err.Error()
-}
-
 var fixedNow = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 func newTestServer(t *testing.T) *httptest.Server {

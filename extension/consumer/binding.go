@@ -62,6 +62,10 @@ type Binding struct {
 	created   time.Time
 	ready     atomic.Bool
 	installed atomic.Bool // the binding's chain is in its directory
+	// direct: the providers are direct URLs (a static directory), which
+	// dubbo-go merges with the reference's parameters: their application
+	// is the consumer's unless the URL names one.
+	direct bool
 
 	foreign   atomic.Pointer[foreignSet] // dubbo-go routers run after the chain (foreign.go)
 	foreignMu sync.Mutex
@@ -346,7 +350,11 @@ func (b *Binding) setList(l configurator.List) {
 // no longer prev. b.mu is held.
 func (b *Binding) logFollow(prev string) {
 	if app := b.m.ProviderApp(); app != prev {
-		logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)", b.iface, app, app, rules.TagSuffix, app, rules.ConditionSuffix, app, rules.GraySuffix)
+		note := ""
+		if b.direct && app == b.consumerApp {
+			note = "; the providers are direct URLs, which dubbo-go merges with the reference's parameters, so this is the consumer's own application unless the URLs name the provider's (application=...)"
+		}
+		logger.Infof("[dubboroute] %s: provider application %s (rules %s%s, %s%s, %s%s)%s", b.iface, app, app, rules.TagSuffix, app, rules.ConditionSuffix, app, rules.GraySuffix, note)
 	}
 }
 

@@ -78,8 +78,19 @@ func registerInstall() {
 	// would race with it: base.Directory.RouterChain reads without a lock).
 	// dubbo-go looks directories up by the registry's protocol and falls back
 	// to the default, which is what interface-level registries use.
-	dgext.SetDefaultRegistryDirectory(installing(discovery.Followed(discovery.Protected(discovery.Observed(regdir.NewRegistryDirectory)))))
-	dgext.SetDirectory(constant.RegistryProtocol, installing(discovery.Followed(discovery.Protected(discovery.Observed(regdir.NewRegistryDirectory)))))
+	interfaceLevel := installing(discovery.Followed(discovery.Protected(discovery.Observed(regdir.NewRegistryDirectory))))
+	dgext.SetDefaultRegistryDirectory(interfaceLevel)
+	dgext.SetDirectory(constant.RegistryProtocol, interfaceLevel)
+	// dubbo-go looks a directory up by the registry URL's protocol
+	// (zookeeper, nacos, ...) and, finding none, logs "registry directory
+	// zookeeper does not exist, make sure you have import the package"
+	// before using the default: the interface-level directory is
+	// registered under every registry protocol dubbo-go v3.3.2 ships, so
+	// the interface-level subscriptions of application-level references
+	// (APPLICATION_FIRST) do not log it.
+	for _, p := range []string{"zookeeper", constant.NacosKey, "etcdv3", constant.PolarisKey} {
+		dgext.SetDirectory(p, interfaceLevel)
+	}
 	dgext.SetDirectory(constant.ServiceRegistryProtocol, installing(discovery.JavaView(discovery.Observed(regdir.NewServiceDiscoveryRegistryDirectory))))
 	dgext.SetLoadbalance(GrayName, func() loadbalance.LoadBalance { return grayMetricsLB{} })
 }
@@ -295,6 +306,7 @@ func bindStatic(dir directory.Directory) *boundDirectory {
 	}
 	invokers := staticInvokers(dir, h)
 	b := newBinding(dir.GetURL())
+	b.direct = true
 	bd := bind(dir, b)
 	b.setInvokers(invokers)
 	return bd

@@ -54,6 +54,9 @@ func (f foreignFactory) NewPriorityRouter(u *common.URL) (dgrouter.PriorityRoute
 	if u.SubURL != nil {
 		app = u.SubURL.GetParam(constant.ApplicationKey, "")
 	}
+	if app == callPathApp && f.kind == "keep" {
+		return pathRouter{u}, nil
+	}
 	if app != foreignApp {
 		return nil, nil
 	}

@@ -34,7 +34,7 @@ type instance struct {
 
 	invocation, context *goja.Object
 	fn                  map[string]map[string]goja.Value // shared methods by type, then name
-	globals             []string              // names the script may have made global
+	globals             []string                         // names the script may have made global
 
 	timer    *time.Timer
 	mu       sync.Mutex

@@ -172,7 +172,9 @@ func (u *gURL) Get(key string) goja.Value {
 	return u.in.fn["url"][key]
 }
 func (u *gURL) Has(key string) bool { return u.Get(key) != nil }
-func (u *gURL) Keys() []string      { return []string{"Ip", "Port", "Location", "Path", "Protocol", "Username", "Password"} }
+func (u *gURL) Keys() []string {
+	return []string{"Ip", "Port", "Location", "Path", "Protocol", "Username", "Password"}
+}
 
 // assignedNames are the identifiers a script assigns or declares (any
 // scope): the globals a run may leave behind.

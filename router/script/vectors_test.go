@@ -159,7 +159,7 @@ func TestJavaDialectNoScriptValid(t *testing.T) {
 func TestJavaDialectRejects(t *testing.T) {
 	cases := []struct {
 		content, want string
-		line, col int
+		line, col     int
 	}{
 		{rule("invokers", "type: groovy"), "unsupported route engine type", 0, 0},
 		{rule("invokers", "type: Javascript"), "unsupported route engine type", 0, 0},

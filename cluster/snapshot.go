@@ -10,6 +10,7 @@ import (
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -55,6 +56,7 @@ type Snapshot struct {
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
+	script      *script.Compiled
 }
 
 // Disabled is a provider the directory keeps out before any router.
@@ -147,6 +149,9 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 	s.service = compile(rules[SlotService].Condition)
 	s.providerApp = compile(rules[SlotProviderApp].Condition)
 	s.consumerApp = compile(rules[SlotConsumerApp].Condition)
+	// The script router (Java's order 200) sees the providers' own URLs,
+	// with the configured consumer URL as getParameter's fallback.
+	s.script = rules[SlotScript].Script.Compile(u, consumer, urls, script.CompileOptions{})
 	// The full set materialises to the snapshot's own slice.
 	u.All().StorePayload(invokers)
 	u.None().StorePayload([]base.Invoker{})
@@ -250,7 +255,7 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 		in = out
 		var step *router.Step
 		// The mesh router shows in traces only while a mesh rule is in force.
-		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) {
+		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) && (slot != SlotScript || s.script != nil) {
 			ref := &s.Rules[slot]
 			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
 			if slot == SlotMesh {
@@ -272,6 +277,8 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 			out = routeCond(s.providerApp, in, call, step)
 		case SlotConsumerApp:
 			out = routeCond(s.consumerApp, in, call, step)
+		case SlotScript:
+			out = s.script.Route(in, call, step)
 		}
 		if step != nil {
 			step.Out = out.Len()

@@ -21,7 +21,8 @@ type instance struct {
 	c  *Compiled
 	rt *goja.Runtime
 
-	call    *router.Call
+	call    *router.Call // &callv while a call runs
+	callv   router.Call
 	members []int
 	hits    []int
 	thrown  *goja.Object // the last Java exception thrown into the script
@@ -35,6 +36,7 @@ type instance struct {
 	invocation, context *goja.Object
 	fn                  map[string]map[string]goja.Value // shared methods by type, then name
 	globals             []string                         // names the script may have made global
+	restore             []global                         // runtime globals the script may have changed
 
 	timer    *time.Timer
 	mu       sync.Mutex
@@ -55,13 +57,28 @@ func newInstance(c *Compiled) *instance {
 		in.mu.Unlock()
 	})
 	in.timer.Stop()
-	in.globals = assignedNames(c.rule)
 	if c.rule.Dialect == DialectJava {
 		in.setupJava()
 	} else {
 		in.setupGo()
 	}
+	// The globals a script may assign: those the runtime has (builtins and
+	// bindings) are restored after every run, the others removed.
+	g := in.rt.GlobalObject()
+	for _, n := range assignedNames(c.rule) {
+		if v := g.Get(n); v != nil {
+			in.restore = append(in.restore, global{n, v})
+		} else {
+			in.globals = append(in.globals, n)
+		}
+	}
 	return in
+}
+
+// global is a global binding and its value before any run.
+type global struct {
+	name string
+	v    goja.Value
 }
 
 // bind sets the per-call bindings.
@@ -102,6 +119,11 @@ func (in *instance) cleanGlobals() {
 		}
 		if err := g.Delete(n); err != nil || g.Get(n) != nil {
 			_ = g.Set(n, goja.Undefined())
+		}
+	}
+	for _, r := range in.restore {
+		if v := g.Get(r.name); v != r.v {
+			_ = g.Set(r.name, r.v)
 		}
 	}
 }

@@ -123,7 +123,10 @@ func (in *instance) route(set *router.Set, call *router.Call, explain bool) (out
 			out, branch, detail, broken = set, BranchError, fmt.Sprintf("script engine panicked: %v", r), true
 		}
 	}()
-	in.call = call
+	// A copy: the call stays on the caller's stack (the chain's hot path
+	// does not allocate for routers that do not run a script).
+	in.callv = *call
+	in.call = &in.callv
 	in.members = set.AppendMembers(in.members[:0])
 	if err := in.bind(); err != nil {
 		return set, BranchError, err.Error(), true
@@ -141,7 +144,7 @@ func (in *instance) route(set *router.Set, call *router.Call, explain bool) (out
 	in.running = false
 	in.mu.Unlock()
 	in.cleanGlobals()
-	in.call = nil
+	in.callv = router.Call{}
 	if err != nil {
 		var ie *goja.InterruptedError
 		if errors.As(err, &ie) {

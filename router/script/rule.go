@@ -78,6 +78,9 @@ type Rule struct {
 	Enabled bool
 	// Script is the script text.
 	Script string
+	// ScriptLine is the line of the rule text where the script's first
+	// line is (0: no script), so a script position maps to a rule line.
+	ScriptLine int
 	// Why says, for a rule that never routes, why (empty otherwise).
 	Why string
 	// Findings are remarks for lint: the script is valid but something in
@@ -94,7 +97,9 @@ func (r *Rule) Routes() bool { return r != nil && r.prog != nil && r.Enabled }
 // script text (line and column, 1-based).
 type SyntaxError struct {
 	Line, Column int
-	Msg          string
+	// RuleLine is the line of the rule text (0 when unknown).
+	RuleLine int
+	Msg      string
 }
 
 func (e *SyntaxError) Error() string {
@@ -151,6 +156,11 @@ func Parse(content string, d Dialect) (*Rule, error) {
 		case "script":
 			if isString {
 				r.Script = s
+				n = javayaml.Deref(n)
+				r.ScriptLine = n.Line
+				if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+					r.ScriptLine++
+				}
 			}
 		case "type":
 			if isString && s != "" {
@@ -223,6 +233,10 @@ func Parse(content string, d Dialect) (*Rule, error) {
 	}
 	prog, err := compileScript(r.Script, d)
 	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) && r.ScriptLine > 0 {
+			se.RuleLine = r.ScriptLine + se.Line - 1
+		}
 		return nil, err
 	}
 	if d == DialectOff {

@@ -53,10 +53,21 @@ func routeIDs(t *testing.T, content string, d Dialect) (string, router.Branch) {
 	}
 	u := router.NewUniverse(len(specURLs))
 	c := r.Compile(u, specConsumer, specURLs, CompileOptions{Budget: 2 * time.Second})
-	call := specCall
-	var step router.Step
-	out := c.Route(u.All(), &call, &step)
-	return ids(out), step.Branch
+	// Twice on the same compiled rule: the second call reuses the pooled
+	// runtime and must see the same bindings and globals as the first.
+	var first string
+	var firstBranch router.Branch
+	for i := 0; i < 2; i++ {
+		call := specCall
+		var step router.Step
+		out := c.Route(u.All(), &call, &step)
+		if i == 0 {
+			first, firstBranch = ids(out), step.Branch
+		} else if ids(out) != first || step.Branch != firstBranch {
+			t.Errorf("second call: [%s] %s, first [%s] %s (%s)", ids(out), step.Branch, first, firstBranch, step.Detail)
+		}
+	}
+	return first, firstBranch
 }
 
 func ids(s *router.Set) string {

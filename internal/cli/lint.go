@@ -20,8 +20,8 @@ import (
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
-	"github.com/dubboroute/dubboroute/router/tag"
 	"github.com/dubboroute/dubboroute/router/script"
+	"github.com/dubboroute/dubboroute/router/tag"
 	"github.com/dubboroute/dubboroute/rules"
 )
 

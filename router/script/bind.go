@@ -28,6 +28,7 @@ type instance struct {
 	thrown  *goja.Object // the last Java exception thrown into the script
 
 	invokers []*goja.Object // per member, lazily
+	member   map[*goja.Object]int // invokers[m] -> m
 	urls     []*goja.Object
 	list     *jList // the Java invokers binding (a copy per call, as Java's)
 	listObj  *goja.Object
@@ -45,7 +46,7 @@ type instance struct {
 }
 
 func newInstance(c *Compiled) *instance {
-	in := &instance{c: c, rt: goja.New(), fn: map[string]map[string]goja.Value{}}
+	in := &instance{c: c, rt: goja.New(), fn: map[string]map[string]goja.Value{}, member: map[*goja.Object]int{}}
 	n := c.u.Size()
 	in.invokers = make([]*goja.Object, n)
 	in.urls = make([]*goja.Object, n)
@@ -370,6 +371,37 @@ func (in *instance) setupJava() {
 		}
 		return rt.ToValue(false)
 	})
+	in.method("list.subList", func(t *goja.Object, a []goja.Value) goja.Value {
+		l := list(t)
+		from, to := int(arg(a, 0).ToInteger()), int(arg(a, 1).ToInteger())
+		if from < 0 || to > len(l.elems) || from > to {
+			in.javaThrow("java.lang.IndexOutOfBoundsException", "fromIndex "+strconv.Itoa(from)+", toIndex "+strconv.Itoa(to)+", size "+strconv.Itoa(len(l.elems)))
+		}
+		return rt.NewDynamicObject(&jList{in: in, elems: append([]goja.Value(nil), l.elems[from:to]...)})
+	})
+	in.method("list.iterator", func(t *goja.Object, a []goja.Value) goja.Value {
+		l := list(t)
+		it := &jIterator{in: in, elems: append([]goja.Value(nil), l.elems...)}
+		return rt.NewDynamicObject(it)
+	})
+	in.method("iterator.hasNext", func(t *goja.Object, a []goja.Value) goja.Value {
+		it, _ := t.Export().(*jIterator)
+		if it == nil {
+			in.typeError("not an Iterator")
+		}
+		return rt.ToValue(it.pos < len(it.elems))
+	})
+	in.method("iterator.next", func(t *goja.Object, a []goja.Value) goja.Value {
+		it, _ := t.Export().(*jIterator)
+		if it == nil {
+			in.typeError("not an Iterator")
+		}
+		if it.pos >= len(it.elems) {
+			in.javaThrow("java.util.NoSuchElementException", "")
+		}
+		it.pos++
+		return it.elems[it.pos-1]
+	})
 	in.method("list.clear", func(t *goja.Object, a []goja.Value) goja.Value {
 		l := list(t)
 		l.elems = l.elems[:0]
@@ -501,6 +533,7 @@ func (in *instance) javaInvoker(m int) *goja.Object {
 	}
 	o := in.rt.NewDynamicObject(&jInvoker{in: in, idx: m})
 	in.invokers[m] = o
+	in.member[o] = m
 	return o
 }
 
@@ -577,6 +610,18 @@ func (l *jList) Keys() []string {
 	}
 	return out
 }
+
+// jIterator is a java.util.Iterator over a copy of a list.
+type jIterator struct {
+	dyn
+	in    *instance
+	elems []goja.Value
+	pos   int
+}
+
+func (it *jIterator) Get(key string) goja.Value { return it.in.fn["iterator"][key] }
+func (it *jIterator) Has(key string) bool       { return it.Get(key) != nil }
+func (it *jIterator) Keys() []string            { return nil }
 
 // jInvoker is an org.apache.dubbo.rpc.Invoker (getUrl(), the bean property
 // url, isAvailable()).

@@ -194,8 +194,8 @@ func (in *instance) javaResult(set *router.Set, v goja.Value, explain bool) (*ro
 	in.hits = in.hits[:0]
 	for _, e := range l.elems {
 		if o, ok := e.(*goja.Object); ok {
-			if iv, ok := o.Export().(*jInvoker); ok && iv.in == in {
-				in.hits = append(in.hits, iv.idx)
+			if m, ok := in.member[o]; ok {
+				in.hits = append(in.hits, m)
 			}
 		}
 	}

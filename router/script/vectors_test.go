@@ -137,6 +137,9 @@ func TestJavaDialectVectors(t *testing.T) {
 		{"missing-attachment", "var r = new java.util.ArrayList(); if (invocation.getAttachment(\"nope\") === null) r.add(invokers.get(0)); r", nil, "P1", BranchRouted},
 		{"no-filter", `invokers.filter(function(){ return true; })`, nil, all, BranchError},
 		{"remove", "invokers.remove(0); invokers", nil, "P2,P3", BranchRouted},
+		{"subList", `(function route(invokers) { return invokers.subList(0, 1); } (invokers))`, nil, "P1", BranchRouted},
+		{"subList-oob", `invokers.subList(0, 9)`, nil, none, BranchFailed},
+		{"iterator", "var r = new java.util.ArrayList(); var it = invokers.iterator(); while (it.hasNext()) { var x = it.next(); if (x.getUrl().getPort() == 20880) r.add(x); } r", nil, "P1,P2", BranchRouted},
 		{"from", `Java.to(Java.from(invokers).slice(1), "java.util.List")`, nil, "P2,P3", BranchRouted},
 	}
 	for _, tc := range cases {

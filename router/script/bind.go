@@ -27,7 +27,7 @@ type instance struct {
 	hits    []int
 	thrown  *goja.Object // the last Java exception thrown into the script
 
-	invokers []*goja.Object // per member, lazily
+	invokers []*goja.Object       // per member, lazily
 	member   map[*goja.Object]int // invokers[m] -> m
 	urls     []*goja.Object
 	list     *jList // the Java invokers binding (a copy per call, as Java's)

@@ -10,6 +10,7 @@
 //	BenchmarkTagRoute/impl=dubboroute|dubbogo/n=N        the tag router alone
 //	BenchmarkPick/impl=gray|dubbogo-random/n=N           the load balancer
 //	BenchmarkRebuild/change=join|rule/impl=.../n=N       off-hot-path cost of a change
+//	BenchmarkScriptRoute/impl=dubbogo|dubboroute|dubboroute-java/n=N  one call through a script rule (n ≤ 1000)
 //
 // for N = 10, 100, 1000, 10000; BenchmarkRPC (real calls over loopback) lives
 // in the subpackages rpc and rpcbase, one process per implementation.

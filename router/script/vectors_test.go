@@ -238,6 +238,27 @@ func TestScriptDubboGoDialect(t *testing.T) {
 			t.Errorf("%s: got [%s] %s, want [%s] %s", tc.id, got, br, tc.want, tc.branch)
 		}
 	}
+	// The dubbo-go samples' rule (router/script in apache/dubbo-go-samples):
+	// providers on 20000 and 20001, the script keeps 20000.
+	samples := []*router.URL{
+		router.MustParseURL("tri://127.0.0.1:20000/greet.GreetService?application=script-server"),
+		router.MustParseURL("tri://127.0.0.1:20001/greet.GreetService?application=script-server"),
+	}
+	sr, err := Parse("configVersion: v3.0\nkey: script-server\ntype: javascript\nenabled: true\nscript: |\n"+
+		"  (function(invokers, invocation, context) {\n    if (!invokers || invokers.length === 0) return [];\n"+
+		"    return invokers.filter(function(invoker) {\n      var url = invoker.GetURL();\n      return url && url.Port === \"20000\";\n    });\n"+
+		"  })(invokers, invocation, context);\n", DialectAuto)
+	if err != nil || sr.Dialect != DialectDubboGo {
+		t.Fatalf("samples' rule: %v, dialect %v", err, sr)
+	}
+	su := router.NewUniverse(2)
+	sc := sr.Compile(su, specConsumer, samples, CompileOptions{})
+	for i := 0; i < 10; i++ {
+		call := router.Call{Method: "Greet", Args: []any{"hello"}}
+		if out := sc.Route(su.All(), &call, nil); out.Len() != 1 || !out.Has(0) {
+			t.Fatalf("samples' rule, call %d: routed %v, want 20000 only", i, ids(out))
+		}
+	}
 	// V18: no enabled field (dubbo-go panics in Process): enabled.
 	r, err := Parse("key: demo-provider\ntype: javascript\nscript: '[invokers[1]]'\n", DialectDubboGo)
 	if err != nil || !r.Routes() || len(r.Findings) == 0 {

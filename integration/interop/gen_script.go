@@ -169,7 +169,7 @@ func (g *Generator) scriptPred(depth int) string {
 	case 7:
 		return "invokers.get(i).url.host == \"" + pick(g, hosts4...) + "\""
 	default:
-		return "u.getProtocol() == \"dubbo\" && u.getParameter(\"application\") == \"" + ScriptApp + "\""
+		return "u.getProtocol() == \"dubbo\" && u.getParameter(\"application\") == \"" + pick(g, ScriptApp, "demo-consumer") + "\""
 	}
 }
 

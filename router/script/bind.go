@@ -511,16 +511,23 @@ func (in *instance) setupJava() {
 	_ = rt.Set("context", in.context)
 }
 
-// javaParam is DubboServiceAddressURL.getParameter: the provider's own
-// value, else the consumer's.
+// javaParam is DubboServiceAddressURL.getParameter (ServiceAddressURL): the
+// consumer URL's value first, then the provider's own; the consumer URL it
+// wraps has the provider-first keys removed (release, dubbo, methods,
+// timestamp, dubbo.tag: ProviderFirstParams), and version, group and
+// interface are always the provider's.
 func (in *instance) javaParam(u *router.URL, k string) (string, bool) {
+	switch k {
+	case "release", "dubbo", "methods", "timestamp", "dubbo.tag", "version", "group", "interface":
+	default:
+		if in.c.consumer != nil {
+			if v, ok := in.c.consumer.Params.Get(k); ok && v != "" {
+				return v, true
+			}
+		}
+	}
 	if v, ok := u.Params.Get(k); ok && v != "" {
 		return v, true
-	}
-	if in.c.consumer != nil {
-		if v, ok := in.c.consumer.Params.Get(k); ok && v != "" {
-			return v, true
-		}
 	}
 	return "", false
 }

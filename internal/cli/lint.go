@@ -183,7 +183,7 @@ func (l *linter) script(content string) {
 	case script.DialectDubboGo:
 		l.add("DR016", 0, -1, "runs in dubbo-go's dialect (the script uses dubbo-go's Go names): Java consumers cannot run it (every call passes through there)")
 	default:
-		l.add("DR016", 0, -1, "runs in Java's dialect, as Java 8/11 consumers (Nashorn) run it; Java consumers on Java 15+ without a script engine pass every call through (dubboroute.script=off does the same)")
+		l.add("DR016", 0, -1, "runs in Java's dialect, as Java 8/11 consumers (Nashorn) run it; Java consumers on Java 15+ without a script engine pass every call through (the off script dialect does the same)")
 	}
 	for _, f := range sr.Rule.Findings {
 		l.add("DR016", 0, -1, "%s", f)

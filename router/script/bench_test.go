@@ -95,3 +95,22 @@ func BenchmarkRoute(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRouteParallel is BenchmarkRoute from every P at once: the pool
+// gives each concurrent call its own runtime (one runtime behind a mutex
+// would serialise them).
+func BenchmarkRouteParallel(b *testing.B) {
+	for _, rr := range routeRules {
+		b.Run(rr.name+"/n=100", func(b *testing.B) {
+			c, u := compiled(b, rr.text, rr.dialect, 100)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				call := specCall
+				for pb.Next() {
+					c.Route(u.All(), &call, nil)
+				}
+			})
+		})
+	}
+}

@@ -36,6 +36,8 @@ type instance struct {
 
 	invocation, context *goja.Object
 	fn                  map[string]map[string]goja.Value // shared methods by type, then name
+	fnList, fnInvoker   map[string]goja.Value            // fn["list"], fn["invoker"]
+	fnURL, fnIterator   map[string]goja.Value            // fn["url"], fn["iterator"]
 	globals             []string                         // names the script may have made global
 	restore             []global                         // runtime globals the script may have changed
 
@@ -63,6 +65,7 @@ func newInstance(c *Compiled) *instance {
 	} else {
 		in.setupGo()
 	}
+	in.fnList, in.fnInvoker, in.fnURL, in.fnIterator = in.fn["list"], in.fn["invoker"], in.fn["url"], in.fn["iterator"]
 	// The globals a script may assign: those the runtime has (builtins and
 	// bindings) are restored after every run, the others removed.
 	g := in.rt.GlobalObject()
@@ -597,7 +600,7 @@ func (l *jList) Get(key string) goja.Value {
 	if l.array {
 		return nil
 	}
-	return l.in.fn["list"][key]
+	return l.in.fnList[key]
 }
 
 func (l *jList) Set(key string, v goja.Value) bool {
@@ -626,7 +629,7 @@ type jIterator struct {
 	pos   int
 }
 
-func (it *jIterator) Get(key string) goja.Value { return it.in.fn["iterator"][key] }
+func (it *jIterator) Get(key string) goja.Value { return it.in.fnIterator[key] }
 func (it *jIterator) Has(key string) bool       { return it.Get(key) != nil }
 func (it *jIterator) Keys() []string            { return nil }
 
@@ -645,7 +648,7 @@ func (v *jInvoker) Get(key string) goja.Value {
 	case "available":
 		return v.in.rt.ToValue(true)
 	}
-	return v.in.fn["invoker"][key]
+	return v.in.fnInvoker[key]
 }
 func (v *jInvoker) Has(key string) bool { return v.Get(key) != nil }
 func (v *jInvoker) Keys() []string      { return nil }
@@ -673,7 +676,7 @@ func (u *jURL) Get(key string) goja.Value {
 	case "path":
 		return rt.ToValue(url.Path)
 	}
-	return u.in.fn["url"][key]
+	return u.in.fnURL[key]
 }
 func (u *jURL) Has(key string) bool { return u.Get(key) != nil }
 func (u *jURL) Keys() []string      { return nil }

@@ -132,7 +132,7 @@ type gInvoker struct {
 	idx int
 }
 
-func (v *gInvoker) Get(key string) goja.Value { return v.in.fn["invoker"][key] }
+func (v *gInvoker) Get(key string) goja.Value { return v.in.fnInvoker[key] }
 func (v *gInvoker) Has(key string) bool       { return v.Get(key) != nil }
 func (v *gInvoker) Keys() []string            { return nil }
 
@@ -169,7 +169,7 @@ func (u *gURL) Get(key string) goja.Value {
 	case "Password":
 		return rt.ToValue(url.Password)
 	}
-	return u.in.fn["url"][key]
+	return u.in.fnURL[key]
 }
 func (u *gURL) Has(key string) bool { return u.Get(key) != nil }
 func (u *gURL) Keys() []string {

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"fmt"
-
 	"github.com/dubboroute/dubboroute/router/script"
 )
 
@@ -50,7 +48,7 @@ func ParseScriptRule(content string, d script.Dialect) (Parsed, error) {
 	}
 	sr, err := ParseScriptAs(content, d)
 	if err != nil {
-		return Parsed{Kind: KindScript}, fmt.Errorf("%w", err)
+		return Parsed{Kind: KindScript}, err
 	}
 	return Parsed{Kind: KindScript, Script: sr, Version: "1"}, nil
 }

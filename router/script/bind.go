@@ -517,11 +517,11 @@ func (in *instance) setupJava() {
 // javaParam is DubboServiceAddressURL.getParameter (ServiceAddressURL): the
 // consumer URL's value first, then the provider's own; the consumer URL it
 // wraps has the provider-first keys removed (release, dubbo, methods,
-// timestamp, dubbo.tag: ProviderFirstParams), and version, group and
-// interface are always the provider's.
+// timestamp, dubbo.tag: ProviderFirstParams). (A configurator's override
+// URL, first in Java, is not applied here.)
 func (in *instance) javaParam(u *router.URL, k string) (string, bool) {
 	switch k {
-	case "release", "dubbo", "methods", "timestamp", "dubbo.tag", "version", "group", "interface":
+	case "release", "dubbo", "methods", "timestamp", "dubbo.tag":
 	default:
 		if in.c.consumer != nil {
 			if v, ok := in.c.consumer.Params.Get(k); ok && v != "" {

@@ -21,7 +21,7 @@ const ScriptApp = "demo-provider"
 // that never runs.
 func (g *Generator) NextScript(id string) Case {
 	c := Case{ID: id, Destinations: true}
-	c.ConsumerURL = "consumer://10.20.3.1/" + Iface + "?application=demo-consumer" + pick(g, "", "&region=hangzhou", "&env=gray")
+	c.ConsumerURL = "consumer://10.20.3.1/" + Iface + "?application=demo-consumer&side=consumer" + pick(g, "", "&region=hangzhou", "&env=gray", "&version=1.0")
 	n := 1 + g.intn(6)
 	for i := 0; i < n; i++ {
 		q := []string{"application=" + ScriptApp, "interface=" + Iface}
@@ -161,7 +161,7 @@ func (g *Generator) scriptPred(depth int) string {
 	case 3:
 		return "\"" + pick(g, envs...) + "\".equals(u.getParameter(\"env\"))"
 	case 4:
-		return "u.getParameter(\"" + pick(g, "env", "region", "version", "nope") + "\") == null"
+		return "u.getParameter(\"" + pick(g, "env", "region", "version", "nope", "side", "category") + "\") == " + pick(g, "null", "\"consumer\"", "\"providers\"", "\"1.0\"")
 	case 5:
 		return "u.getParameter(\"region\", \"none\") == \"" + pick(g, "hangzhou", "beijing", "none") + "\""
 	case 6:

@@ -462,7 +462,13 @@ func (in *instance) setupJava() {
 	in.method("url.getAddress", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Address()) })
 	in.method("url.getProtocol", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Protocol) })
 	in.method("url.getPath", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Path) })
-	in.method("url.getServiceInterface", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Interface()) })
+	in.method("url.getServiceInterface", func(t *goja.Object, a []goja.Value) goja.Value {
+		// The consumer's interface (ServiceAddressURL), else the provider's.
+		if c := in.c.consumer; c != nil && c.Interface() != "" {
+			return rt.ToValue(c.Interface())
+		}
+		return rt.ToValue(url(t).Interface())
+	})
 	in.method("url.getParameter", func(t *goja.Object, a []goja.Value) goja.Value {
 		u := url(t)
 		k, ok := argString(a, 0)
@@ -514,25 +520,37 @@ func (in *instance) setupJava() {
 	_ = rt.Set("context", in.context)
 }
 
-// javaParam is DubboServiceAddressURL.getParameter (ServiceAddressURL): the
-// consumer URL's value first, then the provider's own; the consumer URL it
-// wraps has the provider-first keys removed (release, dubbo, methods,
-// timestamp, dubbo.tag: ProviderFirstParams). (A configurator's override
-// URL, first in Java, is not applied here.)
+// javaParam is DubboServiceAddressURL.getParameter, as Dubbo 3.3.6's
+// ServiceAddressURL answers it (probed with the oracle's URLs, and by
+// TestScriptOracleDifferential): application, version and group are the
+// provider's; category is "providers"; every other key the consumer URL's value first
+// (the consumer URL it wraps has the provider-first keys release, dubbo,
+// methods, timestamp and dubbo.tag removed), then the provider's own. A
+// configurator's override URL, first in Java, is not applied here.
 func (in *instance) javaParam(u *router.URL, k string) (string, bool) {
-	switch k {
-	case "release", "dubbo", "methods", "timestamp", "dubbo.tag":
-	default:
-		if in.c.consumer != nil {
-			if v, ok := in.c.consumer.Params.Get(k); ok && v != "" {
-				return v, true
-			}
-		}
+	own := func() (string, bool) {
+		v, ok := u.Params.Get(k)
+		return v, ok && v != ""
 	}
-	if v, ok := u.Params.Get(k); ok && v != "" {
+	cons := func() (string, bool) {
+		if in.c.consumer == nil {
+			return "", false
+		}
+		v, ok := in.c.consumer.Params.Get(k)
+		return v, ok && v != ""
+	}
+	switch k {
+	case "application":
+		return own()
+	case "category":
+		return "providers", true
+	case "version", "group", "release", "dubbo", "methods", "timestamp", "dubbo.tag":
+		return own()
+	}
+	if v, ok := cons(); ok {
 		return v, true
 	}
-	return "", false
+	return own()
 }
 
 func anySliceCopy(v []goja.Value) []any { return anySlice(v) }

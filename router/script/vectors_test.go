@@ -16,7 +16,7 @@ var (
 		router.MustParseURL("dubbo://10.20.3.4:20880/com.foo.Greeter?application=demo-provider&env=gray"),
 		router.MustParseURL("dubbo://10.20.3.5:20881/com.foo.Greeter?application=demo-provider"),
 	}
-	specConsumer = router.MustParseURL("consumer://10.20.3.1/com.foo.Greeter?application=demo-consumer")
+	specConsumer = router.MustParseURL("consumer://10.20.3.1/com.foo.Greeter?application=demo-consumer&side=consumer")
 	specCall     = router.Call{Method: "sayHello", Args: []any{"tom", 42}, Attachments: router.AttachmentMap{"userId": "u-7", "ctxKey": "ctxVal"}}
 )
 
@@ -134,7 +134,7 @@ func TestJavaDialectVectors(t *testing.T) {
 		{"ctx", "var r = new java.util.ArrayList(); if (context.getAttachment(\"ctxKey\") == \"ctxVal\") r.add(invokers.get(0)); r", nil, "P1", BranchRouted},
 		{"bean", "var r = new java.util.ArrayList(); for (var j = 0; j < invokers.length; j++) { if (invokers[j].url.port == 20881) r.add(invokers[j]); } r", nil, "P3", BranchRouted},
 		{"param", "var r = new java.util.ArrayList(); for (var j = 0; j < invokers.size(); j++) { var u = invokers.get(j).getUrl(); if (u.getParameter(\"env\") == null && u.getRemoteApplication() == \"demo-provider\") r.add(invokers.get(j)); } r", nil, "P1,P3", BranchRouted},
-		{"consumer-first", "var r = new java.util.ArrayList(); if (invokers.get(0).getUrl().getParameter(\"application\") == \"demo-consumer\" && invokers.get(0).getUrl().getRemoteApplication() == \"demo-provider\" && invokers.get(0).getUrl().getParameter(\"version\") == \"1.0\" && invokers.get(0).getUrl().getParameter(\"methods\") === null) r.add(invokers.get(0)); r", nil, "P1", BranchRouted},
+		{"consumer-first", "var r = new java.util.ArrayList(); if (invokers.get(0).getUrl().getParameter(\"application\") == \"demo-provider\" && invokers.get(0).getUrl().getParameter(\"side\") == \"consumer\" && invokers.get(0).getUrl().getRemoteApplication() == \"demo-provider\" && invokers.get(0).getUrl().getParameter(\"version\") == \"1.0\" && invokers.get(0).getUrl().getParameter(\"methods\") === null) r.add(invokers.get(0)); r", nil, "P1", BranchRouted},
 		{"missing-attachment", "var r = new java.util.ArrayList(); if (invocation.getAttachment(\"nope\") === null) r.add(invokers.get(0)); r", nil, "P1", BranchRouted},
 		{"no-filter", `invokers.filter(function(){ return true; })`, nil, all, BranchError},
 		{"remove", "invokers.remove(0); invokers", nil, "P2,P3", BranchRouted},

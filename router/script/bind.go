@@ -227,6 +227,9 @@ func (in *instance) setupJava() {
 		return rt.ToValue(strings.Contains(s, o))
 	})
 	def("isEmpty", func(s string, a []goja.Value) goja.Value { return rt.ToValue(s == "") })
+	_ = rt.GlobalObject().DefineDataProperty(looseEqName, rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		return rt.ToValue(looseEq(call.Argument(0), call.Argument(1)))
+	}), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 
 	newList := func(call goja.ConstructorCall) *goja.Object {
 		l := &jList{in: in}

@@ -273,6 +273,9 @@ func compileScript(src string, d Dialect) (*goja.Program, error) {
 			return nil, &SyntaxError{Line: p.Line, Column: p.Column, Msg: what + " is ES6 syntax; Java's Nashorn runs ES5 (a syntax error there: error 2-14, every call passes through)"}
 		}
 	}
+	if d != DialectDubboGo {
+		rewriteLooseEquality(prg)
+	}
 	prog, err := goja.CompileAST(prg, strict)
 	if err != nil {
 		var se *goja.CompilerSyntaxError
@@ -305,6 +308,8 @@ var es6 = map[reflect.Type]string{
 	reflect.TypeOf(&ast.SuperExpression{}):               "super",
 	reflect.TypeOf(&ast.MetaProperty{}):                  "new.target",
 }
+
+var fileType = reflect.TypeOf(&file.File{})
 
 // findES6 returns the first node of prg that is ES6 syntax, with its name.
 func findES6(prg *ast.Program) (ast.Node, string) {
@@ -357,7 +362,7 @@ func walk(v reflect.Value, f func(reflect.Value) bool) {
 		if v.IsNil() || v.Elem().Kind() != reflect.Struct {
 			return
 		}
-		if v.Type() == reflect.TypeOf(&file.File{}) {
+		if v.Type() == fileType {
 			return
 		}
 		if !f(v) {

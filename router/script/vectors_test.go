@@ -380,3 +380,46 @@ func TestSubsetInput(t *testing.T) {
 		t.Errorf("empty input: %s %s", ids(out), step.Branch)
 	}
 }
+
+// TestJavaLooseEquality: == and != as ECMAScript (and Nashorn) define them
+// where goja differs (a string against a number or boolean is read with
+// ToNumber); the dubbo-go dialect keeps goja's answer, as dubbo-go runs it
+// (goja's depends on the operand order: "1.0" == 1 is false, 1 == "1.0"
+// true).
+func TestJavaLooseEquality(t *testing.T) {
+	for _, tc := range []struct {
+		expr     string
+		java, dg bool
+	}{
+		{`!null == "1.0"`, true, false},
+		{`true == "1.0"`, true, false},
+		{`1 == "1.0"`, true, true},
+		{`0 == ""`, true, true},
+		{`false == ""`, true, true},
+		{`2 != "2.0"`, false, false},
+		{`invokers.length == "3.0"`, true, true},
+		{`20880 == "20880"`, true, true},
+		{`"a" == "a"`, true, true},
+		{`null == undefined`, true, true},
+		{`"x" == 0`, false, false},
+		{`"1.0" == 1`, true, false},
+		{`"" == 0`, true, true},
+		{`1 == 1.0`, true, true},
+		{`invokers.get ? invokers.get(0).getUrl().getPort() == "20880.0" : invokers[0].GetURL().Port == 20880.0`, true, true},
+	} {
+		for _, d := range []Dialect{DialectJava, DialectDubboGo} {
+			want := tc.java
+			if d == DialectDubboGo {
+				want = tc.dg
+			}
+			src := "(function(){ var r = " + tc.expr + "; return r ? invokers : []; })()"
+			if d == DialectJava {
+				src = "(function(){ var r = " + tc.expr + "; return r ? invokers : new java.util.ArrayList(); })()"
+			}
+			got, br := routeIDs(t, rule(src), d)
+			if (got == all) != want || br != BranchRouted {
+				t.Errorf("%v: %s: got [%s] %s, want %v", d, tc.expr, got, br, want)
+			}
+		}
+	}
+}

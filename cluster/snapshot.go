@@ -128,7 +128,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 		original = consumer
 	}
 	var overrides []*router.URL
-	if len(rules[SlotMesh].Mesh) > 0 {
+	if len(rules[SlotMesh].Mesh) > 0 || rules[SlotScript].Script != nil {
 		overrides = view.overrides()
 	}
 	s.mesh = mesh.CompileConfigured(u, original, urls, overrides, rules[SlotMesh].Mesh, opt.Rand)
@@ -149,9 +149,10 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 	s.service = compile(rules[SlotService].Condition)
 	s.providerApp = compile(rules[SlotProviderApp].Condition)
 	s.consumerApp = compile(rules[SlotConsumerApp].Condition)
-	// The script router (Java's order 200) sees the providers' own URLs,
-	// with the configured consumer URL as getParameter's fallback.
-	s.script = rules[SlotScript].Script.Compile(u, consumer, urls, script.CompileOptions{})
+	// The script router (Java's order 200) sees the providers' URLs as Java's
+	// DubboServiceAddressURL: the override URL first, the configured consumer
+	// URL, the provider's own parameters.
+	s.script = rules[SlotScript].Script.Compile(u, consumer, urls, script.CompileOptions{Overrides: overrides})
 	// The full set materialises to the snapshot's own slice.
 	u.All().StorePayload(invokers)
 	u.None().StorePayload([]base.Invoker{})

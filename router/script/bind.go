@@ -445,15 +445,16 @@ func (in *instance) setupJava() {
 		in.typeError("not an Invoker")
 		return nil
 	}
-	url := func(this *goja.Object) *router.URL {
+	urlIdx := func(this *goja.Object) int {
 		if this != nil {
 			if v, ok := this.Export().(*jURL); ok {
-				return in.c.urls[v.idx]
+				return v.idx
 			}
 		}
 		in.typeError("not a URL")
-		return nil
+		return 0
 	}
+	url := func(this *goja.Object) *router.URL { return in.c.urls[urlIdx(this)] }
 	in.method("invoker.getUrl", func(t *goja.Object, a []goja.Value) goja.Value { return in.javaURL(inv(t).idx) })
 	in.method("invoker.isAvailable", func(t *goja.Object, a []goja.Value) goja.Value { inv(t); return rt.ToValue(true) })
 	in.method("invoker.toString", func(t *goja.Object, a []goja.Value) goja.Value {
@@ -473,12 +474,12 @@ func (in *instance) setupJava() {
 		return rt.ToValue(url(t).Interface())
 	})
 	in.method("url.getParameter", func(t *goja.Object, a []goja.Value) goja.Value {
-		u := url(t)
+		m := urlIdx(t)
 		k, ok := argString(a, 0)
 		if !ok {
 			return goja.Null()
 		}
-		v, ok := in.javaParam(u, k)
+		v, ok := in.javaParam(m, k)
 		if !ok && len(a) >= 2 {
 			return a[1]
 		}
@@ -489,7 +490,7 @@ func (in *instance) setupJava() {
 		return in.strOrNull(v, ok && v != "")
 	})
 	in.method("url.getApplication", func(t *goja.Object, a []goja.Value) goja.Value {
-		v, ok := in.javaParam(url(t), "application")
+		v, ok := in.javaParam(urlIdx(t), "application")
 		return in.strOrNull(v, ok)
 	})
 	in.method("url.toString", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).String()) })
@@ -528,9 +529,10 @@ func (in *instance) setupJava() {
 // TestScriptOracleDifferential): application, version and group are the
 // provider's; category is "providers"; every other key the consumer URL's value first
 // (the consumer URL it wraps has the provider-first keys release, dubbo,
-// methods, timestamp and dubbo.tag removed), then the provider's own. A
-// configurator's override URL, first in Java, is not applied here.
-func (in *instance) javaParam(u *router.URL, k string) (string, bool) {
+// methods, timestamp and dubbo.tag removed), then the provider's own; for
+// those keys a configurator's override URL (provider m's) comes first.
+func (in *instance) javaParam(m int, k string) (string, bool) {
+	u := in.c.urls[m]
 	own := func() (string, bool) {
 		v, ok := u.Params.Get(k)
 		return v, ok && v != ""
@@ -549,6 +551,11 @@ func (in *instance) javaParam(u *router.URL, k string) (string, bool) {
 		return "providers", true
 	case "version", "group", "release", "dubbo", "methods", "timestamp", "dubbo.tag":
 		return own()
+	}
+	if m < len(in.c.override) && in.c.override[m] != nil {
+		if v, ok := in.c.override[m].Params.Get(k); ok && v != "" {
+			return v, true
+		}
 	}
 	if v, ok := cons(); ok {
 		return v, true

@@ -44,6 +44,10 @@ const (
 type CompileOptions struct {
 	// Budget is the per-call time budget (0: DefaultBudget).
 	Budget time.Duration
+	// Overrides are the providers' configurator override URLs (index as
+	// the providers; nil or a nil entry: none): Java's getParameter reads
+	// them first.
+	Overrides []*router.URL
 }
 
 // Compiled is a script rule bound to one provider snapshot. It is safe for
@@ -53,6 +57,7 @@ type Compiled struct {
 	u        *router.Universe
 	urls     []*router.URL
 	consumer *router.URL
+	override []*router.URL
 	budget   time.Duration
 	pool     sync.Pool
 }
@@ -64,7 +69,7 @@ func (r *Rule) Compile(u *router.Universe, consumer *router.URL, urls []*router.
 	if r == nil {
 		return nil
 	}
-	c := &Compiled{rule: r, u: u, urls: urls, consumer: consumer, budget: opts.Budget}
+	c := &Compiled{rule: r, u: u, urls: urls, consumer: consumer, override: opts.Overrides, budget: opts.Budget}
 	if c.budget <= 0 {
 		c.budget = DefaultBudget
 	}

@@ -423,3 +423,25 @@ func TestJavaLooseEquality(t *testing.T) {
 		}
 	}
 }
+
+// TestJavaOverrideFirst: a configurator's override URL is read first by
+// getParameter (DubboServiceAddressURL), except for the keys that are always
+// the provider's own.
+func TestJavaOverrideFirst(t *testing.T) {
+	r, err := Parse(rule(`var r = new java.util.ArrayList();
+for (var i = 0; i < invokers.size(); i++) {
+  var u = invokers.get(i).getUrl();
+  if (u.getParameter("env") == "blue" && u.getParameter("application") == "demo-provider") r.add(invokers.get(i));
+}
+r`), DialectJava)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := router.NewUniverse(len(specURLs))
+	over := []*router.URL{nil, router.MustParseURL("override://10.20.3.4:20880/com.foo.Greeter?env=blue&application=x"), nil}
+	c := r.Compile(u, specConsumer, specURLs, CompileOptions{Overrides: over})
+	call := specCall
+	if got := ids(c.Route(u.All(), &call, nil)); got != "P2" {
+		t.Errorf("[%s], want [P2] (env from the override, application the provider's)", got)
+	}
+}

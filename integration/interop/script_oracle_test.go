@@ -16,7 +16,7 @@ import (
 
 const (
 	envScriptCases     = "DUBBOROUTE_SCRIPT_CASES"
-	defaultScriptCases = 1200
+	defaultScriptCases = 1000
 	defaultScriptSeed  = 20261203
 )
 

@@ -27,12 +27,14 @@ type instance struct {
 	hits    []int
 	thrown  *goja.Object // the last Java exception thrown into the script
 
-	invokers []*goja.Object       // per member, lazily
-	member   map[*goja.Object]int // invokers[m] -> m
-	urls     []*goja.Object
-	list     *jList // the Java invokers binding (a copy per call, as Java's)
-	listObj  *goja.Object
-	vals     []goja.Value
+	invokers     []*goja.Object       // per member, lazily
+	member       map[*goja.Object]int // invokers[m] -> m
+	urlMember    map[*goja.Object]int // urls[m] -> m (Java dialect)
+	hostV, portV []goja.Value         // per member, lazily (Java dialect)
+	urls         []*goja.Object
+	list         *jList // the Java invokers binding (a copy per call, as Java's)
+	listObj      *goja.Object
+	vals         []goja.Value
 
 	invocation, context *goja.Object
 	fn                  map[string]map[string]goja.Value // shared methods by type, then name
@@ -48,7 +50,7 @@ type instance struct {
 }
 
 func newInstance(c *Compiled) *instance {
-	in := &instance{c: c, rt: goja.New(), fn: map[string]map[string]goja.Value{}, member: map[*goja.Object]int{}}
+	in := &instance{c: c, rt: goja.New(), fn: map[string]map[string]goja.Value{}, member: map[*goja.Object]int{}, urlMember: map[*goja.Object]int{}}
 	n := c.u.Size()
 	in.invokers = make([]*goja.Object, n)
 	in.urls = make([]*goja.Object, n)
@@ -303,6 +305,9 @@ func (in *instance) setupJava() {
 
 	// java.util.List methods.
 	list := func(this *goja.Object) *jList {
+		if this != nil && this == in.listObj { // the invokers binding: no Export
+			return in.list
+		}
 		if this != nil {
 			if l, ok := this.Export().(*jList); ok {
 				return l
@@ -436,33 +441,30 @@ func (in *instance) setupJava() {
 	})
 
 	// Invoker and URL methods.
-	inv := func(this *goja.Object) *jInvoker {
-		if this != nil {
-			if v, ok := this.Export().(*jInvoker); ok {
-				return v
-			}
+	// Invokers and URLs are found by map (Export allocates).
+	invIdx := func(this *goja.Object) int {
+		if m, ok := in.member[this]; ok && this != nil {
+			return m
 		}
 		in.typeError("not an Invoker")
-		return nil
+		return 0
 	}
 	urlIdx := func(this *goja.Object) int {
-		if this != nil {
-			if v, ok := this.Export().(*jURL); ok {
-				return v.idx
-			}
+		if m, ok := in.urlMember[this]; ok && this != nil {
+			return m
 		}
 		in.typeError("not a URL")
 		return 0
 	}
 	url := func(this *goja.Object) *router.URL { return in.c.urls[urlIdx(this)] }
-	in.method("invoker.getUrl", func(t *goja.Object, a []goja.Value) goja.Value { return in.javaURL(inv(t).idx) })
-	in.method("invoker.isAvailable", func(t *goja.Object, a []goja.Value) goja.Value { inv(t); return rt.ToValue(true) })
+	in.method("invoker.getUrl", func(t *goja.Object, a []goja.Value) goja.Value { return in.javaURL(invIdx(t)) })
+	in.method("invoker.isAvailable", func(t *goja.Object, a []goja.Value) goja.Value { invIdx(t); return rt.ToValue(true) })
 	in.method("invoker.toString", func(t *goja.Object, a []goja.Value) goja.Value {
-		return rt.ToValue(in.c.urls[inv(t).idx].String())
+		return rt.ToValue(in.c.urls[invIdx(t)].String())
 	})
-	in.method("url.getHost", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Host) })
-	in.method("url.getIp", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Host) })
-	in.method("url.getPort", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Port) })
+	in.method("url.getHost", func(t *goja.Object, a []goja.Value) goja.Value { return in.hostValue(urlIdx(t)) })
+	in.method("url.getIp", func(t *goja.Object, a []goja.Value) goja.Value { return in.hostValue(urlIdx(t)) })
+	in.method("url.getPort", func(t *goja.Object, a []goja.Value) goja.Value { return in.portValue(urlIdx(t)) })
 	in.method("url.getAddress", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Address()) })
 	in.method("url.getProtocol", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Protocol) })
 	in.method("url.getPath", func(t *goja.Object, a []goja.Value) goja.Value { return rt.ToValue(url(t).Path) })
@@ -575,12 +577,39 @@ func (in *instance) javaInvoker(m int) *goja.Object {
 	return o
 }
 
+// hostValue and portValue are member m's host and port as JavaScript
+// values, made once per runtime (a boxed value per call otherwise).
+func (in *instance) hostValue(m int) goja.Value {
+	if in.hostV == nil {
+		in.hostV = make([]goja.Value, len(in.c.urls))
+	}
+	if v := in.hostV[m]; v != nil {
+		return v
+	}
+	v := in.rt.ToValue(in.c.urls[m].Host)
+	in.hostV[m] = v
+	return v
+}
+
+func (in *instance) portValue(m int) goja.Value {
+	if in.portV == nil {
+		in.portV = make([]goja.Value, len(in.c.urls))
+	}
+	if v := in.portV[m]; v != nil {
+		return v
+	}
+	v := in.rt.ToValue(in.c.urls[m].Port)
+	in.portV[m] = v
+	return v
+}
+
 func (in *instance) javaURL(m int) *goja.Object {
 	if o := in.urls[m]; o != nil {
 		return o
 	}
 	o := in.rt.NewDynamicObject(&jURL{in: in, idx: m})
 	in.urls[m] = o
+	in.urlMember[o] = m
 	return o
 }
 
@@ -694,9 +723,9 @@ func (u *jURL) Get(key string) goja.Value {
 	rt := u.in.rt
 	switch key {
 	case "host", "ip":
-		return rt.ToValue(url.Host)
+		return u.in.hostValue(u.idx)
 	case "port":
-		return rt.ToValue(url.Port)
+		return u.in.portValue(u.idx)
 	case "address":
 		return rt.ToValue(url.Address())
 	case "protocol":

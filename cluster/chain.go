@@ -278,7 +278,7 @@ func sameRules(a, b *[numSlots]RuleRef) bool {
 	for i := range a {
 		x, y := &a[i], &b[i]
 		if x.Key != y.Key || x.Version != y.Version || x.Condition != y.Condition || x.Tag != y.Tag ||
-			x.Affinity != y.Affinity || len(x.Mesh) != len(y.Mesh) {
+			x.Affinity != y.Affinity || x.Script != y.Script || len(x.Mesh) != len(y.Mesh) {
 			return false
 		}
 		for j := range x.Mesh {

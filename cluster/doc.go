@@ -21,6 +21,7 @@
 //	-> service condition (140, SlotService: <interface>:<version>:<group>.condition-router)
 //	-> provider-app condition (145, SlotProviderApp: <provider-app>.condition-router, or <consumer-app>'s: Java's quirk)
 //	-> consumer-app condition (150, SlotConsumerApp: <consumer-app>.condition-router)
+//	-> script (200, SlotScript: <provider-app>.script-router, package router/script; in traces only while a rule is in force)
 //
 // with Java's fail-fast: a router that returns no provider ends the chain.
 // The cluster strategy and the load balancer (the gray balancer of

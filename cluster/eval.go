@@ -84,7 +84,7 @@ func NewEvaluator(s *Snapshot, extras []ExtraRouter, opts Options) *Evaluator {
 		return e
 	}
 	head := *s
-	head.service, head.providerApp, head.consumerApp = nil, nil, nil
+	head.service, head.providerApp, head.consumerApp, head.script = nil, nil, nil, nil
 	e.head = &head
 	for _, x := range extras {
 		var c *condition.Compiled
@@ -108,7 +108,8 @@ func btoi(b bool) int {
 
 // RouteSet routes one call: mock, mesh and tag (Snapshot.RouteSet's own code),
 // the extra routers, then the service, provider-app and consumer-app
-// condition routers, with Java's fail-fast between routers. trace may be nil.
+// condition routers and the script router, with Java's fail-fast between
+// routers. trace may be nil.
 func (e *Evaluator) RouteSet(call *router.Call, trace *router.Trace) *router.Set {
 	if len(e.extras) == 0 {
 		return e.snap.RouteSet(call, trace, nil)
@@ -155,6 +156,19 @@ func (e *Evaluator) RouteSet(call *router.Call, trace *router.Trace) *router.Set
 		}
 		if out.Empty() { // fail-fast, as in Snapshot.RouteSet
 			return out
+		}
+	}
+	// The script router (200) comes last, as in Snapshot.RouteSet.
+	if e.snap.script != nil {
+		in := out
+		var step *router.Step
+		if trace != nil {
+			ref := &e.snap.Rules[SlotScript]
+			step = trace.Add(router.Step{Router: RouterScript, Key: ref.Key, Version: ref.Version, In: in.Len()})
+		}
+		out = e.snap.script.Route(in, call, step)
+		if step != nil {
+			step.Out = out.Len()
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -20,6 +21,7 @@ const (
 	SlotService                 // service (140): <interface>:<version>:<group>.condition-router
 	SlotProviderApp             // provider-app (145): <provider-app>.condition-router (see Java's quirk in the extension)
 	SlotConsumerApp             // app (150): <consumer-app>.condition-router
+	SlotScript                  // script (200): <provider-app>.script-router (AppScriptStateRouter)
 	numSlots
 )
 
@@ -34,11 +36,12 @@ const (
 	RouterService     = "service"
 	RouterProviderApp = "provider-app"
 	RouterConsumerApp = "app"
+	RouterScript      = "script"
 )
 
 // RouterNames lists the routers in chain order (index 0 is the mock router,
 // index Slot+1 is the router of that slot).
-var RouterNames = [...]string{RouterMock, RouterMesh, RouterTag, RouterAffinity, RouterAffinityApp, RouterService, RouterProviderApp, RouterConsumerApp}
+var RouterNames = [...]string{RouterMock, RouterMesh, RouterTag, RouterAffinity, RouterAffinityApp, RouterService, RouterProviderApp, RouterConsumerApp, RouterScript}
 
 // String is the router name of the slot.
 func (s Slot) String() string {
@@ -64,6 +67,9 @@ type RuleRef struct {
 	Mesh []mesh.AppRule
 	// Affinity is the rule of the affinity slot.
 	Affinity *affinity.Rule
+	// Script is the rule of the script slot (compiled once per rule
+	// version; its dialect decides whose meaning it has).
+	Script *script.Rule
 	// Configurators is the list of a .configurators key (dynamic
 	// configuration; not a router slot, see Input.Configurators).
 	Configurators configurator.List
@@ -71,7 +77,7 @@ type RuleRef struct {
 
 // Empty reports whether no rule is in force.
 func (r RuleRef) Empty() bool {
-	return r.Condition == nil && r.Tag == nil && len(r.Mesh) == 0 && r.Affinity == nil
+	return r.Condition == nil && r.Tag == nil && len(r.Mesh) == 0 && r.Affinity == nil && r.Script == nil
 }
 
 func itoa(i int) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/router/tag"
 )
 
@@ -55,6 +56,7 @@ type Snapshot struct {
 	service     *condition.Compiled
 	providerApp *condition.Compiled
 	consumerApp *condition.Compiled
+	script      *script.Compiled
 }
 
 // Disabled is a provider the directory keeps out before any router.
@@ -126,7 +128,7 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 		original = consumer
 	}
 	var overrides []*router.URL
-	if len(rules[SlotMesh].Mesh) > 0 {
+	if len(rules[SlotMesh].Mesh) > 0 || rules[SlotScript].Script != nil {
 		overrides = view.overrides()
 	}
 	s.mesh = mesh.CompileConfigured(u, original, urls, overrides, rules[SlotMesh].Mesh, opt.Rand)
@@ -147,6 +149,10 @@ func build(gen uint64, u *router.Universe, invokers []base.Invoker, urls, tagURL
 	s.service = compile(rules[SlotService].Condition)
 	s.providerApp = compile(rules[SlotProviderApp].Condition)
 	s.consumerApp = compile(rules[SlotConsumerApp].Condition)
+	// The script router (Java's order 200) sees the providers' URLs as Java's
+	// DubboServiceAddressURL: the override URL first, the configured consumer
+	// URL, the provider's own parameters.
+	s.script = rules[SlotScript].Script.Compile(u, consumer, urls, script.CompileOptions{Overrides: overrides})
 	// The full set materialises to the snapshot's own slice.
 	u.All().StorePayload(invokers)
 	u.None().StorePayload([]base.Invoker{})
@@ -250,7 +256,7 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 		in = out
 		var step *router.Step
 		// The mesh router shows in traces only while a mesh rule is in force.
-		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) {
+		if trace != nil && (slot != SlotMesh || s.mesh.Active()) && (slot != SlotAffinity || s.affinity != nil) && (slot != SlotAffinityApp || s.affinityApp != nil) && (slot != SlotScript || s.script != nil) {
 			ref := &s.Rules[slot]
 			step = trace.Add(router.Step{Router: slot.String(), Key: ref.Key, Version: ref.Version, In: in.Len()})
 			if slot == SlotMesh {
@@ -272,6 +278,8 @@ func (s *Snapshot) RouteSet(call *router.Call, trace *router.Trace, obs Observer
 			out = routeCond(s.providerApp, in, call, step)
 		case SlotConsumerApp:
 			out = routeCond(s.consumerApp, in, call, step)
+		case SlotScript:
+			out = s.script.Route(in, call, step)
 		}
 		if step != nil {
 			step.Out = out.Len()

@@ -196,13 +196,14 @@ type Hold struct {
 func chainOrder() []ChainEntry {
 	prio := map[string]int{
 		cluster.RouterMock: -100, cluster.RouterTag: 100, cluster.RouterService: 140,
-		cluster.RouterProviderApp: 145, cluster.RouterConsumerApp: 150,
+		cluster.RouterProviderApp: 145, cluster.RouterConsumerApp: 150, cluster.RouterScript: 200,
 	}
 	keys := map[string]string{
 		cluster.RouterTag:         "<provider-app>" + rules.TagSuffix,
 		cluster.RouterService:     "<interface>:<version>:<group>" + rules.ConditionSuffix,
 		cluster.RouterProviderApp: "<provider-app>" + rules.ConditionSuffix,
 		cluster.RouterConsumerApp: "<consumer-app>" + rules.ConditionSuffix,
+		cluster.RouterScript:      "<provider-app>" + rules.ScriptSuffix,
 	}
 	var out []ChainEntry
 	for _, name := range cluster.RouterNames {

@@ -40,10 +40,9 @@ const (
 	KindGray      Kind = "gray"
 	KindMesh      Kind = "mesh"
 	// KindScript is Java's script rule (<provider-app>.script-router,
-	// AppScriptStateRouter at position 200). Java Dubbo 3.3.6 on Java 15+
-	// has no JavaScript engine: building the script router throws, Java logs
-	// it, and every call passes through. dubboroute does the same: a script
-	// rule is read (and linted) but never routes.
+	// AppScriptStateRouter at position 200), run by package router/script
+	// in Java's dialect (Java 8/11 with Nashorn) or dubbo-go's, or never
+	// (as Java 15+ without a script engine) when so configured.
 	KindScript Kind = "script"
 	// KindAffinity is Java's service affinity rule; Java 3.3.6 does not
 	// register the router, so consumers read it only when they enable it.
@@ -113,7 +112,7 @@ type Parsed struct {
 	// Mesh is a mesh rule; Mesh.Empty() means the value clears the
 	// application's mesh routing (Java: no document of type standard).
 	Mesh *mesh.Rule
-	// Script is a script rule (it never routes, see KindScript).
+	// Script is a script rule (Script.Rule goes to cluster.RuleRef.Script).
 	Script *ScriptRule
 	// Affinity is a service affinity rule.
 	Affinity *affinity.Rule
@@ -158,7 +157,7 @@ func Parse(kind Kind, content string) (Parsed, error) {
 	case KindMesh:
 		p.Mesh, err = mesh.ParseRule(content)
 	case KindScript:
-		p.Script = ParseScript(content)
+		p.Script, err = ParseScript(content)
 	case KindAffinity:
 		p.Affinity, err = affinity.ParseRule(content)
 	case KindConfigurators:

@@ -110,9 +110,15 @@ func TestParseMeshScriptAffinityKeys(t *testing.T) {
 			t.Errorf("ParseKey(%q) = %v, %v; want kind %s", key, k.Kind, err, kind)
 		}
 	}
-	p, err := Parse(KindScript, "script: [unclosed\n")
-	if err != nil || p.Script == nil || p.Script.Why == "" {
-		t.Errorf("a script rule never fails to parse (Java ignores it either way): %+v, %v", p, err)
+	if _, err := Parse(KindScript, "script: [unclosed\n"); err == nil {
+		t.Errorf("a script rule that is not YAML was accepted (Java ignores the update)")
+	}
+	p, err := Parse(KindScript, "key: demo-provider\nscript: |\n  var r = new java.util.ArrayList();\n  r\n")
+	if err != nil || p.Script == nil || p.Script.Rule == nil || !p.Script.Rule.Routes() || p.Script.Why != "" {
+		t.Errorf("a Java script rule: %+v, %v", p.Script, err)
+	}
+	if _, err := Parse(KindScript, "script: |\n  var r = (;\n"); err == nil || !strings.Contains(err.Error(), "line 1 column 10") {
+		t.Errorf("a syntax error must name the script's line and column: %v", err)
 	}
 	if _, err := Parse(KindAffinity, "configVersion: v3.0\naffinityAware: {key: region}\n"); !IsIgnored(err) {
 		t.Errorf("affinity v3.0 must be ignored as Java does, got %v", err)

@@ -1,64 +1,54 @@
 package rules
 
 import (
-	"strings"
-
-	"gopkg.in/yaml.v3"
+	"github.com/dubboroute/dubboroute/router/script"
 )
 
-// ScriptRule is what a <provider-app>.script-router value says (Java's
-// ScriptRule fields), kept for lint and explain. It never routes.
+// ScriptRule is what a <provider-app>.script-router value says, for lint,
+// explain and the chain's script slot.
 type ScriptRule struct {
 	Type    string // engine name; Java's default "javascript"
 	Enabled bool
 	Script  bool // a script is present
-	// Why is the reason the rule does not route, as shown by lint.
+	// Dialect is whose meaning the rule has (see script.Dialect).
+	Dialect script.Dialect
+	// Why is, for a rule that never routes, the reason (as shown by lint
+	// and logged when the rule is accepted); empty for a rule that routes.
 	Why string
+	// Rule is the compiled rule (the chain's cluster.RuleRef.Script).
+	Rule *script.Rule
 }
 
-// ParseScript reads a script rule as far as lint needs. Whatever the text,
-// Java 3.3.6 on Java 17 routes every call through unchanged: a value that
-// does not parse is logged, one that parses fails to build its script
-// router ("unsupported route engine type"), so ParseScript never fails.
-func ParseScript(content string) *ScriptRule {
-	r := &ScriptRule{Type: "javascript", Enabled: true}
-	var m map[string]any
-	if err := yaml.Unmarshal([]byte(content), &m); err != nil {
-		r.Why = "the value is not a YAML mapping (Java logs the parse error); every call passes through"
-		return r
-	}
-	if t, ok := m["type"].(string); ok && t != "" {
-		r.Type = t
-	}
-	if e, ok := m["enabled"]; ok {
-		r.Enabled = strings.EqualFold(strings.TrimSpace(toString(e)), "true")
-	}
-	if s, ok := m["script"]; ok && s != nil && toString(s) != "" {
-		r.Script = true
-	}
-	switch {
-	case !r.Script:
-		r.Why = "no script: Java treats the rule as invalid; every call passes through"
-	case !r.Enabled:
-		r.Why = "enabled: false; every call passes through"
-	default:
-		r.Why = "Java Dubbo 3.3.6 on Java 15+ has no " + r.Type + " script engine: building the script router throws (\"unsupported route engine type: " + r.Type + "\", logged as error 2-11 on every update) and every call passes through; dubboroute does the same"
-	}
-	return r
+// ParseScript reads a script rule in the default dialect (script.DialectAuto:
+// Java's meaning, or dubbo-go's for a script written against dubbo-go's Go
+// names). A rule Java ignores (not a YAML mapping, a field of the wrong
+// type, an engine name Java does not have) or whose script does not compile
+// (the error names the script's line and column) is an error: the rule in
+// force stays.
+func ParseScript(content string) (*ScriptRule, error) {
+	return ParseScriptAs(content, script.DialectAuto)
 }
 
-func toString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case nil:
-		return ""
+// ParseScriptAs is ParseScript in dialect d: the glue passes
+// script.DialectDubboGo for a rule read from dubbo-go's own config-center
+// group or namespace, and script.DialectOff when the consumer is told to
+// behave as Java 15+ without a script engine (no script routes).
+func ParseScriptAs(content string, d script.Dialect) (*ScriptRule, error) {
+	r, err := script.Parse(content, d)
+	if err != nil {
+		return nil, err
 	}
-	b, _ := yaml.Marshal(v)
-	return strings.TrimSpace(string(b))
+	return &ScriptRule{Type: r.Type, Enabled: r.Enabled, Script: r.Script != "", Dialect: r.Dialect, Why: r.Why, Rule: r}, nil
+}
+
+// ParseScriptRule is Parse for a script rule in dialect d.
+func ParseScriptRule(content string, d script.Dialect) (Parsed, error) {
+	if err := CheckText(KindScript, content); err != nil {
+		return Parsed{Kind: KindScript}, err
+	}
+	sr, err := ParseScriptAs(content, d)
+	if err != nil {
+		return Parsed{Kind: KindScript}, err
+	}
+	return Parsed{Kind: KindScript, Script: sr, Version: "1"}, nil
 }

@@ -11,6 +11,11 @@
 //	BenchmarkPick/impl=gray|dubbogo-random/n=N           the load balancer
 //	BenchmarkRebuild/change=join|rule/impl=.../n=N       off-hot-path cost of a change
 //
+// and, in the subpackage scriptbench (it imports dubbo-go's script router,
+// whose factory must stay out of this package's dubbo-go chain),
+// BenchmarkScriptRoute/impl=dubbogo|dubboroute|dubboroute-java/n=N, one call
+// through a script rule for n ≤ 1000
+//
 // for N = 10, 100, 1000, 10000; BenchmarkRPC (real calls over loopback) lives
 // in the subpackages rpc and rpcbase, one process per implementation.
 //

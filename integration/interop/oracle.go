@@ -41,12 +41,19 @@ func Jar() (string, error) {
 // RunOracle streams cases through one JVM running the Java oracle (Dubbo's
 // own routers) and returns its answer lines, in input order.
 func RunOracle(ctx context.Context, cases []Case) ([]json.RawMessage, error) {
+	return RunOracleArgs(ctx, cases)
+}
+
+// RunOracleArgs is RunOracle with more oracle arguments (e.g.
+// --client-attachments).
+func RunOracleArgs(ctx context.Context, cases []Case, extra ...string) ([]json.RawMessage, error) {
 	jar, err := Jar()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, "java", "-Xmx512m", "-XX:+UseSerialGC", "-cp", jar,
-		"io.github.dubboroute.it.Oracle", "--destinations", "--log", "off")
+	args := append([]string{"-Xmx512m", "-XX:+UseSerialGC", "-cp", jar,
+		"io.github.dubboroute.it.Oracle", "--destinations", "--log", "off"}, extra...)
+	cmd := exec.CommandContext(ctx, "java", args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

@@ -20,6 +20,7 @@ import (
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/affinity"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/router/tag"
 	"github.com/dubboroute/dubboroute/rules"
 )
@@ -143,9 +144,7 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 			}
 		}
 	case rules.KindScript:
-		sr := rules.ParseScript(content)
-		l.add("DR010", 0, -1, "script rule (type %s): %s", sr.Type, sr.Why)
-		res.Summary = "script rule (never routes)"
+		l.script(content)
 	case rules.KindGray:
 		if _, err := gray.ParseRule(content); err != nil {
 			l.add("DR003", lineOf(err), -1, "%v", err)
@@ -158,6 +157,37 @@ func lintRule(file, key, content string, opts lintOptions) *LintResult {
 	// Report in file order (rule-level findings without a line first).
 	sort.SliceStable(res.Findings, func(i, j int) bool { return res.Findings[i].Line < res.Findings[j].Line })
 	return res
+}
+
+// script lints a script rule as the runtime reads it by default
+// (script.DialectAuto): rejected with the script's position, never routing
+// (and why), or routing in which dialect.
+func (l *linter) script(content string) {
+	sr, err := rules.ParseScript(content)
+	if err != nil {
+		line := lineOf(err)
+		var se *script.SyntaxError
+		if errors.As(err, &se) {
+			line = se.RuleLine
+		}
+		l.add("DR015", line, -1, "%v", err)
+		return
+	}
+	if sr.Why != "" {
+		l.add("DR010", 0, -1, "script rule (type %s): %s", sr.Type, sr.Why)
+		l.res.Summary = "script rule (never routes)"
+		return
+	}
+	l.res.Summary = "script rule (" + sr.Dialect.String() + " dialect)"
+	switch sr.Dialect {
+	case script.DialectDubboGo:
+		l.add("DR016", 0, -1, "runs in dubbo-go's dialect (the script uses dubbo-go's Go names): Java consumers cannot run it (every call passes through there)")
+	default:
+		l.add("DR016", 0, -1, "runs in Java's dialect, as Java 8/11 consumers (Nashorn) run it; Java consumers on Java 15+ without a script engine pass every call through (the off script dialect does the same)")
+	}
+	for _, f := range sr.Rule.Findings {
+		l.add("DR016", 0, -1, "%s", f)
+	}
 }
 
 // configurators lints a dynamic configuration rule.

@@ -274,7 +274,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	ref := ch.Ref
 	ks.rev = ch.Rev
-	if ch.Parsed.Script != nil {
+	if ch.Parsed.Script != nil && ch.Parsed.Script.Why != "" {
 		logger.Warnf("[dubboroute] rule key=%s: %s", ks.key, ch.Parsed.Script.Why)
 	}
 	if ch.Parsed.Mesh != nil && ch.Parsed.Mesh.Empty() {

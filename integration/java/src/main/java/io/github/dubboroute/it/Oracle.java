@@ -30,6 +30,7 @@ import org.apache.dubbo.registry.ProviderFirstParams;
 import org.apache.dubbo.rpc.Invocation;
 import org.apache.dubbo.rpc.Invoker;
 import org.apache.dubbo.rpc.Result;
+import org.apache.dubbo.rpc.RpcContext;
 import org.apache.dubbo.rpc.RpcException;
 import org.apache.dubbo.rpc.RpcInvocation;
 import org.apache.dubbo.rpc.cluster.Constants;
@@ -63,6 +64,8 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.representer.Representer;
 import org.apache.dubbo.rpc.cluster.router.mock.MockInvokersSelector;
+import org.apache.dubbo.rpc.cluster.router.script.ScriptStateRouter;
+import org.apache.dubbo.rpc.cluster.router.script.config.model.ScriptRule;
 import org.apache.dubbo.rpc.cluster.router.state.AbstractStateRouter;
 import org.apache.dubbo.rpc.cluster.router.state.BitList;
 import org.apache.dubbo.rpc.cluster.router.state.StateRouter;
@@ -83,7 +86,12 @@ import org.apache.dubbo.rpc.model.ModuleModel;
  * service, provider-app, app, script), in Dubbo's order, with Dubbo's fail-fast.
  *
  * <p>Usage: {@code java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.Oracle [--samples N]
- * [--destinations] [--log off|severe|warning|info] < cases.jsonl > results.jsonl}
+ * [--destinations] [--client-attachments] [--log off|severe|warning|info] < cases.jsonl > results.jsonl}
+ *
+ * <p>Script rules ({@code <provider-app>.script-router}) go through Dubbo's own AppScriptStateRouter with standalone
+ * Nashorn 15.4 (+ ASM 7.3.1) on the class path (pom.xml), so they run as on a Java 8/11 consumer.
+ * {@code --client-attachments} makes the case's attachments the client attachments too (the script's
+ * {@code context} binding), as ConsumerContextFilter leaves them in a consumer.
  *
  * <p>Input, one JSON object per line:
  * {@code {"id","rules":[R...],"consumer_url","invocation":{"method","arguments","attachments"},"providers":[{"id","url"}]}}
@@ -121,6 +129,7 @@ public final class Oracle {
     private static final String TAG_SUFFIX = ".tag-router";
     private static final String MESH_SUFFIX = ".MESHAPPRULE";
     private static final String AFFINITY_SUFFIX = ".affinity-router";
+    private static final String SCRIPT_SUFFIX = ".script-router";
     private static final int MAX_LEAVES = 4096;
 
     private final ApplicationModel app;
@@ -128,6 +137,8 @@ public final class Oracle {
     private final RouterSnapshotSwitcher switcher;
     private final int defaultSamples;
     private final boolean defaultDestinations;
+    /** --client-attachments: the case's attachments are also the client attachments (the script oracle). */
+    private boolean clientAttachments;
 
     private Oracle(int samples, boolean destinations) {
         FrameworkModel framework = new FrameworkModel();
@@ -142,7 +153,7 @@ public final class Oracle {
     }
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, "destinations");
+        Args args = new Args(argv, "destinations", "client-attachments");
         Logs.init(args.get("log", "off"));
         boolean destinations = args.has("destinations");
         if (destinations) {
@@ -150,6 +161,7 @@ public final class Oracle {
             RandomControl.selfTestInt();
         }
         Oracle oracle = new Oracle(args.getInt("samples", 0), destinations);
+        oracle.clientAttachments = args.has("client-attachments");
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintWriter out = new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8), false);
         String line;
@@ -327,6 +339,12 @@ public final class Oracle {
         URL routeConsumer = cfg.configureConsumer(consumer);
 
         RpcInvocation invocation = buildInvocation(c.has("invocation") ? c.getAsJsonObject("invocation") : null, consumer);
+        if (clientAttachments) {
+            // The script router's "context" binding is RpcContext.getClientAttachment(): in a consumer the
+            // application's attachments, which ConsumerContextFilter (a cluster filter, before routing) has also
+            // copied into the invocation. So both hold the case's attachments.
+            RpcContext.getClientAttachment().setObjectAttachments(new java.util.HashMap<>(invocation.getObjectAttachments()));
+        }
 
         // The chain: Dubbo's activated state routers for this consumer URL, in Dubbo's order.
         List<StateRouter<Object>> routers = buildStateRouters(consumer);
@@ -428,6 +446,9 @@ public final class Oracle {
                 }
             }
             module.modelEnvironment().setDynamicConfiguration(null);
+            if (clientAttachments) {
+                RpcContext.removeClientAttachment();
+            }
             // MeshRuleManager is module-wide: a router whose registration threw (a rule failing while loading) never
             // unregisters, and its app's listener would serve the next case. Start every case without any.
             module.getBeanFactory().getBean(MeshRuleManager.class).getAppRuleListeners().clear();
@@ -486,6 +507,14 @@ public final class Oracle {
                 if (rule != null && rule.isValid()) {
                     new AffinityStateRouter<>(consumer, rule.getAffinityKey(), rule.getRatio(), rule.isEnabled());
                 }
+            } else if (key.endsWith(SCRIPT_SUFFIX)) {
+                // AppScriptStateRouter.process: ScriptRule.parse, then a ScriptStateRouter for the rule's type and
+                // script; an exception in either is logged (2-11) and the update does not take effect. A script
+                // that does not compile is not an exception there (2-14, a router that passes everything through).
+                ScriptRule rule = ScriptRule.parse(content);
+                URL scriptUrl = consumer.addParameter("type", rule.getType() == null || rule.getType().isEmpty() ? "javascript" : rule.getType())
+                        .addParameterAndEncoded("rule", rule.getScript());
+                new ScriptStateRouter<>(scriptUrl);
             } else if (key.endsWith(MESH_SUFFIX)) {
                 return validateMesh(key.substring(0, key.length() - MESH_SUFFIX.length()), content, consumer, invokers);
             } else if (key.endsWith(TAG_SUFFIX)) {

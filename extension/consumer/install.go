@@ -55,9 +55,8 @@ func registerInstall() {
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return tapFactory{} })
 	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
-	// dubbo-go's chain is swapped out of every directory, so its script
-	// router would never route; do not build it (it logs an error per
-	// reference when no script rule exists).
+	// Script rules run in dubboroute's chain (router/script); dubbo-go's
+	// own script router is not built (it would run them a second time).
 	dgext.SetRouterFactory(constant.ScriptRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	for _, name := range ClusterNames {
 		if strategies.Strategy(name) != "" {

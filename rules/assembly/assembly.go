@@ -90,15 +90,14 @@ func (r *Reference) ConsumerSubs() []Sub {
 
 // ProviderAppSubs are the keys of the provider application the routers
 // follow (the first invoker's): its tag rule, its gray rule (the gray
-// balancer's), its script rule (never routes: Java 3.3.6 has no script
-// engine on Java 15+), its affinity rule (dubboroute's order 135, when the
+// balancer's), its script rule (the script slot), its affinity rule (dubboroute's order 135, when the
 // affinity routers are in and it is not the consumer's application) and
 // its condition rule (when it is not the consumer's application).
 func (r *Reference) ProviderAppSubs(app string) []Sub {
 	subs := []Sub{
 		{Key: app + rules.TagSuffix, Kind: rules.KindTag, Slots: []cluster.Slot{cluster.SlotTag}},
 		{Key: app + rules.GraySuffix, Kind: rules.KindGray},
-		{Key: app + rules.ScriptSuffix, Kind: rules.KindScript},
+		{Key: app + rules.ScriptSuffix, Kind: rules.KindScript, Slots: []cluster.Slot{cluster.SlotScript}},
 	}
 	if app != r.App && r.Affinity {
 		subs = append(subs, Sub{Key: app + rules.AffinitySuffix, Kind: rules.KindAffinity, Slots: []cluster.Slot{cluster.SlotAffinityApp}})
@@ -168,8 +167,12 @@ func (r *Reference) Slots(k rules.Key, f Following) (slots []cluster.Slot, isGra
 		return []cluster.Slot{cluster.SlotAffinity}, false, ""
 	case rules.KindScript:
 		// Java's AppScriptStateRouter reads the first provider's application
-		// key; its rule never routes (no script engine on Java 15+).
-		if k.Prefix == providerApp || k.Prefix == f.EarlierApp {
+		// key; its rule runs in the script slot (router/script's dialects;
+		// off as on Java 15+ without an engine, by setting).
+		if k.Prefix == providerApp {
+			return []cluster.Slot{cluster.SlotScript}, false, ""
+		}
+		if k.Prefix == f.EarlierApp {
 			return nil, false, ""
 		}
 		return nil, false, "not the first provider's application (" + providerApp + ")"
@@ -254,6 +257,9 @@ func Accept(key string, kind rules.Kind, content string, rev int) Change {
 	rev++
 	ref := cluster.RuleRef{Key: key, Condition: parsed.Condition, Tag: parsed.Tag, Affinity: parsed.Affinity,
 		Version: parsed.Version + "#" + strconv.Itoa(rev)}
+	if parsed.Script != nil {
+		ref.Script = parsed.Script.Rule
+	}
 	if parsed.Mesh != nil {
 		ref.Mesh = []mesh.AppRule{{App: strings.TrimSuffix(key, rules.MeshSuffix), Key: key, Version: ref.Version, Rule: parsed.Mesh}}
 	}

@@ -36,7 +36,7 @@ func TestKeysOfAReference(t *testing.T) {
 	for _, s := range r.ProviderAppSubs("p1") {
 		got = append(got, s.Key+" "+slots(s.Slots))
 	}
-	want = []string{"p1.tag-router tag", "p1.gray-router ", "p1.script-router ", "p1.affinity-router affinity-provider-app", "p1.condition-router provider-app"}
+	want = []string{"p1.tag-router tag", "p1.gray-router ", "p1.script-router script", "p1.affinity-router affinity-provider-app", "p1.condition-router provider-app"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ProviderAppSubs(p1) = %q, want %q", got, want)
 	}

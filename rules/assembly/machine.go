@@ -325,11 +325,11 @@ func (m *Machine) follow(e *Effects, app string) {
 		if s.Kind == rules.KindGray && !m.grayRead {
 			continue
 		}
-		if s.Kind == rules.KindTag {
-			// Java's TagStateRouter takes the new application's rule,
-			// none included (the earlier one's is dropped: a pinned
-			// divergence, known-first-app-change-keeps-earlier-tag-rule).
-			m.dynamic[cluster.SlotTag] = cluster.RuleRef{}
+		if s.Kind == rules.KindTag || s.Kind == rules.KindScript {
+			// The tag and script routers take the new application's rule,
+			// none included (Java's TagStateRouter keeps the earlier one's:
+			// a pinned divergence, known-first-app-change-keeps-earlier-tag-rule).
+			m.dynamic[s.Slots[0]] = cluster.RuleRef{}
 		}
 		m.subscribe(e, s, groupApp)
 	}

@@ -109,13 +109,33 @@ func Client(s Settings) (*dnacos.Client, error) {
 // client.
 type ruleSource struct{}
 
-// Open implements source.RuleSource.
+// DubboGoGroup is the group dubbo-go v3.3.2 itself reads rules from on a
+// Nacos config center: config-center.group, default DEFAULT_GROUP.
+func DubboGoGroup(cu *common.URL) string {
+	return cu.GetParam(constant.NacosGroupKey, cu.GetParam(constant.ConfigGroupKey, dnacos.DefaultNamingGroup))
+}
+
+// Open implements source.RuleSource. Rules are read in Admin's group
+// (SettingsOf) and, unless the rule group was moved explicitly or is the
+// same, in the group dubbo-go itself reads (DubboGoGroup): Admin's wins
+// when both hold a key (source.Layered).
 func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
-	c, err := Client(SettingsOf(cu))
+	s := SettingsOf(cu)
+	c, err := Client(s)
 	if err != nil {
 		return nil, fmt.Errorf("nacos config center %s: %w", cu.Location, err)
 	}
-	return ruleClient{c}, nil
+	goGroup := DubboGoGroup(cu)
+	if goGroup == s.Group || cu.GetParam(RuleGroupKey, "") != "" {
+		return ruleClient{c}, nil
+	}
+	s2 := s
+	s2.Group = goGroup
+	c2, err := Client(s2)
+	if err != nil {
+		return nil, fmt.Errorf("nacos config center %s, group %s: %w", cu.Location, goGroup, err)
+	}
+	return source.Layered{Primary: ruleClient{c}, Secondary: ruleClient{c2}, PrimaryName: "group " + s.Group, SecondaryName: "group " + goGroup}, nil
 }
 
 // ruleClient is source.RuleClient over a directory/nacos client. The

@@ -236,3 +236,30 @@ func TestNacosFaults(t *testing.T) {
 	}
 	checkCalls(t, "queryAll", batches, onSnapshot)
 }
+
+// TestDubboGoRuleGroups (issue 32 item 4): on Nacos, a rule in the group
+// dubbo-go itself reads (config-center.group, default DEFAULT_GROUP, where
+// the dubbo-go samples put rules) routes the Go consumer as it did with
+// dubbo-go alone; the same key in Admin's group "dubbo" wins while it
+// exists; deleting Admin's brings dubbo-go's back; deleting both routes to
+// every provider. The CLI reads and writes both groups.
+func TestDubboGoRuleGroups(t *testing.T) {
+	srv := inacos.Start(t)
+	na := srv.Addr()
+	w := newWorld(t, []harness.ProviderOptions{{}, {}}, harness.ConsumerOptions{ConfigCenter: "nacos://" + na})
+	p1, p2 := w.ps[0], w.ps[1]
+	rule := func(p *harness.Provider) string {
+		return fmt.Sprintf("scope: service\nforce: true\nenabled: true\nkey: %s\nconditions:\n  - method=queryAll => address=*:%d\n", api.Interface, p.Port)
+	}
+	nacosCLI(t, na, rule(p1), cli.ExitOK, "push", "--group", "DEFAULT_GROUP", svcKey, "-")
+	w.waitRouted(t, harness.QueryAll, p1)
+	if got := nacosCLI(t, na, "", cli.ExitOK, "get", "--group", "DEFAULT_GROUP", svcKey); !strings.Contains(got, fmt.Sprintf("*:%d", p1.Port)) {
+		t.Errorf("dubboroute get --group DEFAULT_GROUP: %q", got)
+	}
+	nacosPush(t, na, svcKey, rule(p2)) // Admin's group "dubbo"
+	w.waitRouted(t, harness.QueryAll, p2)
+	nacosCLI(t, na, "", cli.ExitOK, "rm", svcKey)
+	w.waitRouted(t, harness.QueryAll, p1)
+	nacosCLI(t, na, "", cli.ExitOK, "rm", "--group", "DEFAULT_GROUP", svcKey)
+	w.waitRouted(t, harness.QueryAll, p1, p2)
+}

@@ -43,7 +43,17 @@ func init() {
 	shared.StartupWait = &StartupWait
 	shared.StartupSettle = &StartupSettle
 	shared.RegistryConfiguratorsWait = &RegistryConfiguratorsWait
+	shared.ScriptDialect = &ScriptDialect
 }
+
+// ScriptDialect is how script rules (<provider-app>.script-router) run:
+// "auto" (the default: dubbo-go's dialect for a script written with
+// dubbo-go's Go names and none of Java's, Java's otherwise), "java" (as a
+// Java 8/11 consumer with Nashorn), "dubbo-go" (as dubbo-go v3.3.2), or
+// "off" (as a Java 15+ consumer without a script engine: no script routes,
+// for fleets whose Java consumers ignore scripts). Set it before dubbo.Load;
+// it applies to script contents read from then on.
+var ScriptDialect = "auto"
 
 // StartupSettle is how long the registry must stay quiet after delivering
 // providers before a new reference's first calls go ahead: dubbo-go's

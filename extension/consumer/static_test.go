@@ -16,6 +16,7 @@ import (
 	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/router/condition"
 )
 
@@ -143,5 +144,45 @@ func TestDubboGoVersionRuleReported(t *testing.T) {
 	_, err := condition.ParseRule(samples)
 	if !errors.Is(err, condition.ErrUnsupportedVersion) || !errors.Is(err, condition.ErrDubboGoApplies) || !strings.Contains(err.Error(), "dubbo-go alone would apply it") {
 		t.Errorf("parse error %v", err)
+	}
+}
+
+// samplesScript is the dubbo-go samples' script rule: keep port 20000.
+const samplesScript = "configVersion: v3.0\nkey: script-server\ntype: javascript\nenabled: true\nscript: |\n" +
+	"  (function(invokers, invocation, context) {\n    if (!invokers || invokers.length === 0) return [];\n" +
+	"    return invokers.filter(function(invoker) {\n      var url = invoker.GetURL();\n      return url && url.Port === \"20000\";\n    });\n" +
+	"  })(invokers, invocation, context);\n"
+
+// TestScriptDialectSetting: the dubbo-go samples' script rule at the
+// provider application's key routes a running binding (auto dialect: the
+// script is dubbo-go's); with extension.ScriptDialect "off" (a fleet whose
+// Java consumers run on Java 15+ without a script engine) it never routes.
+func TestScriptDialectSetting(t *testing.T) {
+	dc := memory.NewDynamicConfiguration(memory.Configs, "")
+	prev := envDynamicConfiguration()
+	setEnvDynamicConfiguration(dc)
+	defer setEnvDynamicConfiguration(prev)
+	defer func(d string) { *shared.ScriptDialect = d }(*shared.ScriptDialect)
+	for _, tc := range []struct {
+		dialect string
+		want    int
+	}{{"auto", 1}, {"off", 2}} {
+		*shared.ScriptDialect = tc.dialect
+		app := "script-server-" + tc.dialect
+		key := app + ".script-router"
+		memory.PutRule(key, samplesScript)
+		ref, _ := common.NewURL("tri://:0/greet.GreetService?interface=greet.GreetService&application=script-client")
+		reg, _ := common.NewURL("memory://127.0.0.1:0")
+		reg.SubURL = ref
+		b := newBinding(reg)
+		u1, _ := common.NewURL("tri://127.0.0.1:20000/greet.GreetService?interface=greet.GreetService&application=" + app)
+		u2, _ := common.NewURL("tri://127.0.0.1:20001/greet.GreetService?interface=greet.GreetService&application=" + app)
+		b.setInvokers([]base.Invoker{base.NewBaseInvoker(u1), base.NewBaseInvoker(u2)})
+		got := b.chain.Route(invocation.NewRPCInvocation("Greet", []any{"hello"}, nil), nil)
+		if len(got) != tc.want || (tc.want == 1 && got[0].GetURL().Port != "20000") {
+			t.Errorf("dialect %s: %d providers routed, want %d", tc.dialect, len(got), tc.want)
+		}
+		b.Release()
+		memory.DeleteRule(key)
 	}
 }

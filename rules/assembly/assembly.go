@@ -10,6 +10,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/mesh"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/rules"
 )
 
@@ -243,10 +244,17 @@ type Change struct {
 // rejected (or ignored as Java ignores it: rules.IsIgnored), other content
 // is accepted as the key's rule with version <format>#<rev+1>.
 func Accept(key string, kind rules.Kind, content string, rev int) Change {
+	return AcceptAs(key, kind, content, rev, script.DialectAuto)
+}
+
+// AcceptAs is Accept with the dialect a script rule runs in (the
+// consumer's setting: auto, Java's, dubbo-go's, or off as Java 15+ without
+// a script engine); other kinds ignore it.
+func AcceptAs(key string, kind rules.Kind, content string, rev int, d script.Dialect) Change {
 	if strings.TrimSpace(content) == "" {
 		return Change{Outcome: OutcomeDeleted, Ref: cluster.RuleRef{Key: key}, Rev: rev + 1}
 	}
-	parsed, err := parseSafe(kind, content)
+	parsed, err := parseSafe(kind, content, d)
 	if err != nil {
 		o := OutcomeRejected
 		if rules.IsIgnored(err) {
@@ -290,8 +298,13 @@ func AcceptConfigurators(key, content string, deleted bool, rev int) Change {
 
 // parseSafe is rules.Parse with a panic turned into a rejection: a rule
 // that crashes its parser is refused and the rule in force stays.
-func parseSafe(kind rules.Kind, content string) (rules.Parsed, error) {
-	p, err := recovered(string(kind)+" rule", func() (rules.Parsed, error) { return rules.Parse(kind, content) })
+func parseSafe(kind rules.Kind, content string, d script.Dialect) (rules.Parsed, error) {
+	p, err := recovered(string(kind)+" rule", func() (rules.Parsed, error) {
+		if kind == rules.KindScript {
+			return rules.ParseScriptRule(content, d)
+		}
+		return rules.Parse(kind, content)
+	})
 	if err != nil && p.Kind == "" {
 		p.Kind = kind
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router/condition"
+	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/rules"
 	"github.com/dubboroute/dubboroute/rules/assembly"
 )
@@ -239,7 +240,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 func (ks *keyState) apply(content string, event bool) {
 	ks.mu.Lock()
 	had := !ks.ref.Empty() || ks.gray != nil
-	ch := assembly.Accept(ks.key, ks.kind, content, ks.rev)
+	ch := assembly.AcceptAs(ks.key, ks.kind, content, ks.rev, scriptDialect())
 	switch ch.Outcome {
 	case assembly.OutcomeDeleted:
 		ks.ref, ks.gray, ks.rev = ch.Ref, nil, ch.Rev
@@ -296,6 +297,22 @@ func (ks *keyState) apply(content string, event bool) {
 	logger.Infof("[dubboroute] rule key=%s version=%s accepted (%s)%s", ks.key, ref.Version, src, ks.fromNote())
 	notify(subs, ref)
 }
+
+// scriptDialect is the consumer's script dialect setting
+// (extension.ScriptDialect); an unknown value is logged once and read as
+// auto.
+func scriptDialect() script.Dialect {
+	d, err := script.ParseDialect(*shared.ScriptDialect)
+	if err != nil {
+		if badDialectOnce.CompareAndSwap(false, true) {
+			logger.Errorf("[dubboroute] extension.ScriptDialect: %v; script rules run in the auto dialect", err)
+		}
+		return script.DialectAuto
+	}
+	return d
+}
+
+var badDialectOnce atomic.Bool
 
 // fromNote is " from <where the key is read>" for log lines, "" when not
 // known. ks.mu must not be held.

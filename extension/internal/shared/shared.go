@@ -27,6 +27,9 @@ var (
 	StartupWait               = ptr(DefaultStartupWait)
 	StartupSettle             = ptr(DefaultStartupSettle)
 	RegistryConfiguratorsWait = ptr(DefaultRegistryConfiguratorsWait)
+	// ScriptDialect is how script rules run: "auto", "java", "dubbo-go" or
+	// "off" (router/script.ParseDialect).
+	ScriptDialect = new(string)
 )
 
 func ptr(d time.Duration) *time.Duration { return &d }

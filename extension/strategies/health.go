@@ -11,6 +11,7 @@ import (
 	"time"
 
 	getty "github.com/apache/dubbo-getty"
+	"github.com/dubbogo/gost/log/logger"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 )
@@ -98,8 +99,8 @@ func addrOf(ivk base.Invoker) string {
 	return u.Location
 }
 
-// markDown records that a call to ivk could not be sent.
-func (h *health) markDown(ivk base.Invoker) {
+// markDown records that a call to ivk could not be sent (cause: why).
+func (h *health) markDown(ivk base.Invoker, cause error) {
 	addr := addrOf(ivk)
 	if addr == "" {
 		return
@@ -119,6 +120,7 @@ func (h *health) markDown(ivk base.Invoker) {
 	h.addrs[addr] = &addrHealth{since: now, next: now.Add(probeBackoffMin), pause: probeBackoffMin}
 	h.down.Add(1)
 	connDown.Inc()
+	logger.Warnf("[dubboroute] provider %s: connection down (%v); not picked while another routed provider is available", addr, cause)
 }
 
 // isDown reports whether ivk's address is down. When its next probe is
@@ -156,6 +158,7 @@ func (h *health) probe(addr string, a *addrHealth) {
 			delete(h.addrs, addr)
 			h.down.Add(-1)
 			connUp.Inc()
+			logger.Infof("[dubboroute] provider %s: connection up again after %v (%d probe(s))", addr, h.clock().Sub(a.since).Round(time.Millisecond), a.probes)
 		}
 		return
 	}

@@ -96,7 +96,7 @@ func TestHealthDownUntilProbeConnects(t *testing.T) {
 	if !h.available(a) || !h.available(b) {
 		t.Fatal("fresh table: a provider is not available")
 	}
-	h.markDown(a)
+	h.markDown(a, syscall.ECONNREFUSED)
 	if h.available(a) || !h.available(b) {
 		t.Fatalf("after a's call was not sent: available a=%v b=%v, want false true", h.available(a), h.available(b))
 	}
@@ -190,7 +190,7 @@ func TestHealthAvailableAllocs(t *testing.T) {
 	}
 	other := testInvoker(t, "127.0.0.1:4")
 	h.dial = func(context.Context, string) error { return syscall.ECONNREFUSED }
-	h.markDown(other)
+	h.markDown(other, syscall.ECONNREFUSED)
 	if n := testing.AllocsPerRun(1000, func() { h.available(iv) }); n != 0 {
 		t.Fatalf("available while another address is down: %v allocs, want 0", n)
 	}

@@ -409,7 +409,7 @@ func (c *dgCall) Invoke(ivk base.Invoker) result.Result {
 		return &result.RPCResult{Err: &rpcError{err: fmt.Errorf("provider %s returned no result", ivk.GetURL().Location), code: strategy.CodeUnknown}}
 	}
 	if c.i.health != nil && c.notSent(r) {
-		c.i.health.markDown(ivk)
+		c.i.health.markDown(ivk, r.Error())
 		c.redirects++
 	}
 	return r

@@ -45,7 +45,8 @@ func TestProviderCrashReselect(t *testing.T) {
 	l.stop(t)
 	st := l.stats()
 	t.Logf("load: %s", st)
-	t.Logf("%s killed; registered for %v more (its ZooKeeper session); %d calls in that window", dead.Addr, gone.Sub(killed).Round(time.Millisecond), during)
+	t.Logf("%s killed; registered for %v more (its ZooKeeper session); %d calls in that window; the consumer found its connection down %d time(s)",
+		dead.Addr, gone.Sub(killed).Round(time.Millisecond), during, countLog(w.c.Proc, "[dubboroute] provider "+dead.Addr+": connection down"))
 	if st.Failed > 0 {
 		t.Errorf("%d of %d calls failed", st.Failed, st.Calls)
 	}
@@ -115,6 +116,10 @@ func TestRollingRestartNoFailedCalls(t *testing.T) {
 	l.stop(t)
 	st := l.stats()
 	t.Logf("load: %s", st)
+	// With the providers leaving the registry first, the consumer should
+	// not have met a closed connection at all (a call it could not send
+	// would have gone to another provider, and is counted here).
+	t.Logf("connections the consumer found down: %d", countLog(w.c.Proc, "[dubboroute] provider", "connection down"))
 	if st.Failed > 0 {
 		t.Errorf("%d of %d calls failed", st.Failed, st.Calls)
 	}

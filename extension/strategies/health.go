@@ -14,6 +14,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 )
 
 // Why this file exists: dubbo-go v3.3.2's dubbo invoker reports
@@ -49,6 +50,12 @@ type health struct {
 
 	mu    sync.Mutex
 	addrs map[string]*addrHealth
+	// closing are provider invokers that announced their graceful
+	// shutdown (the "closing" result attachment dubbo-go's provider adds
+	// once its shutdown began), until when. Per invoker, not per address:
+	// the provider restarted on the same port registers a new URL, a new
+	// invoker.
+	closing map[base.Invoker]time.Time
 
 	// now and dial are injected by tests (nil: time.Now, a TCP connect).
 	now  func() time.Time
@@ -99,6 +106,28 @@ func addrOf(ivk base.Invoker) string {
 	return u.Location
 }
 
+// observe records what one call to ivk says about its availability: a
+// call that could not be sent marks its address down, a result announcing
+// the provider's shutdown marks the invoker closing.
+func (h *health) observe(ivk base.Invoker, r result.Result, notSent bool) {
+	if notSent {
+		if strings.Contains(r.Error().Error(), providerClosingText) {
+			h.markClosing(ivk)
+			return
+		}
+		h.markDown(ivk, r.Error())
+		return
+	}
+	if v, ok := r.Attachment(closingKey, nil).(string); ok && v == "true" {
+		h.markClosing(ivk)
+	}
+}
+
+// providerClosingText is the error of dubbo-go's graceful-shutdown filter
+// refusing a provider that announced it is closing (an unexported
+// errors.New: matched by text).
+const providerClosingText = "provider is closing"
+
 // markDown records that a call to ivk could not be sent (cause: why).
 func (h *health) markDown(ivk base.Invoker, cause error) {
 	addr := addrOf(ivk)
@@ -123,15 +152,58 @@ func (h *health) markDown(ivk base.Invoker, cause error) {
 	logger.Warnf("[dubboroute] provider %s: connection down (%v); not picked while another routed provider is available", addr, cause)
 }
 
-// isDown reports whether ivk's address is down. When its next probe is
-// due, it starts one in the background (one at a time per address): a
-// probe that connects brings the address back.
+// ClosingTTL is how long a provider that announced its shutdown stays
+// unavailable (dubbo-go's closing-invoker-expire-time default): its
+// registration goes long before.
+const ClosingTTL = 30 * time.Second
+
+// closingKey is the result attachment with which a dubbo-go provider
+// announces that its graceful shutdown began (constant.GracefulShutdownClosingKey).
+const closingKey = "closing"
+
+// markClosing records that ivk announced its graceful shutdown: it is not
+// picked while another routed provider is available, until ClosingTTL
+// passes or the invoker goes away.
+func (h *health) markClosing(ivk base.Invoker) {
+	now := h.clock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing == nil {
+		h.closing = map[base.Invoker]time.Time{}
+	}
+	for k, until := range h.closing {
+		if !now.Before(until) {
+			delete(h.closing, k)
+			h.down.Add(-1)
+		}
+	}
+	if _, ok := h.closing[ivk]; ok {
+		return
+	}
+	h.closing[ivk] = now.Add(ClosingTTL)
+	h.down.Add(1)
+	providersClosing.Inc()
+	logger.Infof("[dubboroute] provider %s: announced its shutdown; not picked while another routed provider is available", addrOf(ivk))
+}
+
+// isDown reports whether ivk announced its shutdown or its address is
+// down. When the address's next probe is due, it starts one in the
+// background (one at a time per address): a probe that connects brings the
+// address back.
 func (h *health) isDown(ivk base.Invoker) bool {
 	if h.down.Load() == 0 {
 		return false
 	}
 	addr := addrOf(ivk)
 	h.mu.Lock()
+	if until, ok := h.closing[ivk]; ok {
+		if h.clock().Before(until) {
+			h.mu.Unlock()
+			return true
+		}
+		delete(h.closing, ivk)
+		h.down.Add(-1)
+	}
 	a, ok := h.addrs[addr]
 	if !ok {
 		h.mu.Unlock()
@@ -237,5 +309,5 @@ var notSentText = [...]string{
 	"session not exist",
 	"client have been closed",
 	"failed to create client connection",
-	"provider is closing",
+	providerClosingText,
 }

@@ -204,3 +204,37 @@ func BenchmarkHealthAvailable(b *testing.B) {
 		h.available(iv)
 	}
 }
+
+// A provider that announces its shutdown (dubbo-go's "closing" result
+// attachment) is not picked again; the provider registered again on the
+// same address is a new invoker and is; the mark ends after ClosingTTL.
+func TestHealthClosing(t *testing.T) {
+	now := time.Unix(2000, 0)
+	h := &health{now: func() time.Time { return now }, dial: func(context.Context, string) error { return errors.New("no dial") }}
+	old, renewed := testInvoker(t, "127.0.0.1:5"), testInvoker(t, "127.0.0.1:5")
+	ok := &result.RPCResult{}
+	h.observe(old, ok, false)
+	if !h.available(old) {
+		t.Fatal("a plain success made the provider unavailable")
+	}
+	closing := &result.RPCResult{}
+	closing.AddAttachment("closing", "true")
+	h.observe(old, closing, false)
+	if h.available(old) {
+		t.Fatal("a provider that announced its shutdown is still available")
+	}
+	if !h.available(renewed) {
+		t.Fatal("the provider's new registration (same address) is unavailable")
+	}
+	h.observe(renewed, &result.RPCResult{Err: errors.New("provider is closing")}, true)
+	if h.available(renewed) {
+		t.Fatal("dubbo-go's filter refused it as closing, still available")
+	}
+	if _, down := h.snapshot()["127.0.0.1:5"]; down {
+		t.Fatal("a closing provider was taken for a connection that is down")
+	}
+	now = now.Add(ClosingTTL)
+	if !h.available(old) || !h.available(renewed) || h.down.Load() != 0 {
+		t.Fatalf("after ClosingTTL: available %v %v, down count %d", h.available(old), h.available(renewed), h.down.Load())
+	}
+}

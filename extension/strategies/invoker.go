@@ -408,9 +408,12 @@ func (c *dgCall) Invoke(ivk base.Invoker) result.Result {
 	if r == nil {
 		return &result.RPCResult{Err: &rpcError{err: fmt.Errorf("provider %s returned no result", ivk.GetURL().Location), code: strategy.CodeUnknown}}
 	}
-	if c.i.health != nil && c.notSent(r) {
-		c.i.health.markDown(ivk, r.Error())
-		c.redirects++
+	if c.i.health != nil {
+		ns := c.notSent(r)
+		if ns {
+			c.redirects++
+		}
+		c.i.health.observe(ivk, r, ns)
 	}
 	return r
 }

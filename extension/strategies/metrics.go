@@ -28,6 +28,10 @@ var (
 		Namespace: "dubboroute", Name: "provider_connections_up_total",
 		Help: "Times a provider address that was down accepted a probe connection again.",
 	})
+	providersClosing = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "providers_closing_total",
+		Help: "Provider invokers that announced their graceful shutdown (the closing result attachment); not picked again while another routed provider is available.",
+	})
 	unknownNamesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "unknown_extension_names_total",
 		Help: "Lookups of a cluster or load balancer name dubbo-go has not registered, answered with Java's default (failover, random).",
@@ -36,7 +40,7 @@ var (
 
 // Collectors are this package's Prometheus collectors.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{mockedTotal, attemptsTotal, redirectsTotal, connDown, connUp, unknownNamesTotal}
+	return []prometheus.Collector{mockedTotal, attemptsTotal, redirectsTotal, connDown, connUp, providersClosing, unknownNamesTotal}
 }
 
 // mockedCounts mirrors mocked_calls_total for the console.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
 
@@ -64,13 +65,26 @@ const restartWait = 2 * time.Second
 
 // TestRollingRestartNoFailedCalls: three providers, a consumer with
 // loadbalance random and retries 0, each provider in turn SIGTERMed and
-// started again on its port under load. A provider unregisters first,
-// keeps serving for its shutdown wait while the consumer drops it, then
-// finishes its calls and exits; the consumer routes around it and takes it
-// back when it registers again. No call fails.
+// started again on its port under load. A provider unregisters first (its
+// registrations are gone while it still runs), keeps serving for its
+// shutdown wait while the consumer drops it, then finishes its calls and
+// exits; the consumer routes around it and takes it back when it registers
+// again. No call fails. Interface level (ZooKeeper provider nodes) and
+// application level (providers registering both levels, a consumer
+// discovering instances only).
 func TestRollingRestartNoFailedCalls(t *testing.T) {
-	opts := []harness.ProviderOptions{{ShutdownWait: restartWait}, {ShutdownWait: restartWait}, {ShutdownWait: restartWait}}
-	w := newWorld(t, opts, harness.ConsumerOptions{LoadBalance: "random"})
+	t.Run("interface", func(t *testing.T) {
+		rollingRestart(t, "", harness.ConsumerOptions{LoadBalance: "random"})
+	})
+	t.Run("application", func(t *testing.T) {
+		rollingRestart(t, "all", harness.ConsumerOptions{LoadBalance: "random", RegistryType: "service",
+			Env: []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}})
+	})
+}
+
+func rollingRestart(t *testing.T, registryType string, copts harness.ConsumerOptions) {
+	po := harness.ProviderOptions{ShutdownWait: restartWait, RegistryType: registryType}
+	w := newWorld(t, []harness.ProviderOptions{po, po, po}, copts)
 	l := startLoad(w.c, loadSpec{Call: harness.QueryAll, Rate: availRate})
 	defer l.stop(t)
 	waitCalls(t, l, availRate)
@@ -82,9 +96,27 @@ func TestRollingRestartNoFailedCalls(t *testing.T) {
 	for i := range w.ps {
 		p := w.ps[i]
 		others := append(append([]*harness.Provider{}, w.ps[:i]...), w.ps[i+1:]...)
+		nodes := registrationNodes(t, w, p, registryType)
 		from, failed := l.calls(), l.stats().Failed
 		stopped := time.Now()
-		if err := p.Stop(restartWait + 20*time.Second); err != nil {
+		stopErr := make(chan error, 1)
+		go func() { stopErr <- p.Stop(restartWait + 20*time.Second) }()
+		// Every registration goes while the provider still runs.
+		if err := harness.Eventually(restartWait+10*time.Second, func() error {
+			for _, n := range nodes {
+				if ok, _, err := w.rules.Conn.Exists(n); err != nil || ok {
+					return fmt.Errorf("%s still registered (err %v)", n, err)
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Errorf("%s did not unregister: %v", p.Addr, err)
+		}
+		left := time.Since(stopped)
+		if p.Exited() {
+			t.Errorf("%s exited before its registrations were gone (%v after SIGTERM)", p.Addr, left)
+		}
+		if err := <-stopErr; err != nil {
 			t.Fatal(err)
 		}
 		took := time.Since(stopped)
@@ -94,14 +126,13 @@ func TestRollingRestartNoFailedCalls(t *testing.T) {
 		if took < restartWait {
 			t.Errorf("%s exited %v after SIGTERM, before its shutdown wait %v", p.Addr, took, restartWait)
 		}
-		// It left the registry before it stopped serving.
 		if ex, err := w.c.Explain(harness.QueryAll); err != nil || !harness.Same(ex.Providers, addrsOf(others)...) {
 			t.Errorf("after %s stopped the consumer lists %v (err %v), want %v", p.Addr, ex.Providers, err, addrsOf(others))
 		}
-		phase(fmt.Sprintf("stop %d (%v)", p.Port, took.Round(time.Millisecond)), from, failed)
+		phase(fmt.Sprintf("stop %d (left %v, exit %v)", p.Port, left.Round(time.Millisecond), took.Round(time.Millisecond)), from, failed)
 
 		from, failed = l.calls(), l.stats().Failed
-		o := opts[i]
+		o := po
 		o.Registry, o.Port = w.reg, p.Port
 		np := harness.StartProvider(t, w.bins, o)
 		w.ps[i] = np
@@ -128,4 +159,20 @@ func TestRollingRestartNoFailedCalls(t *testing.T) {
 			t.Errorf("provider %s served no call: %v", p.Addr, st.Ports)
 		}
 	}
+}
+
+// registrationNodes are p's ZooKeeper registrations: its provider node
+// (interface level) and, with registry type all, its instance node
+// (application level).
+func registrationNodes(t *testing.T, w *world, p *harness.Provider, registryType string) []string {
+	t.Helper()
+	nodes := []string{providerNode(t, w.rules, p.Addr)}
+	if registryType == "all" || registryType == "service" {
+		inst := "/services/" + api.ProviderApp + "/" + p.Addr
+		if ok, _, err := w.rules.Conn.Exists(inst); err != nil || !ok {
+			t.Fatalf("instance node %s: exists %v, err %v", inst, ok, err)
+		}
+		nodes = append(nodes, inst)
+	}
+	return nodes
 }

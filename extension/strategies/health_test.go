@@ -196,6 +196,20 @@ func TestHealthAvailableAllocs(t *testing.T) {
 	}
 }
 
+// Reading a successful call's result for a closing announcement costs no
+// allocation.
+func TestHealthObserveAllocs(t *testing.T) {
+	h := &health{}
+	var iv base.Invoker = testInvoker(t, "127.0.0.1:6")
+	var ok result.Result = &result.RPCResult{Attrs: map[string]any{"x": "y"}}
+	if n := testing.AllocsPerRun(1000, func() { h.observe(iv, ok, false) }); n != 0 {
+		t.Fatalf("observe: %v allocs, want 0", n)
+	}
+	if !h.available(iv) {
+		t.Fatal("a plain success made the provider unavailable")
+	}
+}
+
 func BenchmarkHealthAvailable(b *testing.B) {
 	h := &health{}
 	var iv base.Invoker = testInvoker(b, "127.0.0.1:3")

@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// notSentErr marks a scripted failure whose request was never sent.
-var notSentErr = errors.New("session Already Closed")
+// errNotSent marks a scripted failure whose request was never sent.
+var errNotSent = errors.New("session Already Closed")
 
-// rcall is a tcall whose Thrown attempts with notSentErr are not sent
+// rcall is a tcall whose Thrown attempts with errNotSent are not sent
 // (the dubbo-go glue's shape), and whose providers listed in down fail
 // that way whatever their script says.
 type rcall struct {
@@ -23,12 +23,12 @@ func (c *rcall) Invoke(p *prov) res {
 		defer c.mu.Unlock()
 		p.calls++
 		c.log = append(c.log, p.id)
-		return res{from: p.id, kind: Thrown, err: notSentErr}
+		return res{from: p.id, kind: Thrown, err: errNotSent}
 	}
 	return c.tcall.Invoke(p)
 }
 
-func (c *rcall) NotSent(r res) bool { return r.kind == Thrown && errors.Is(r.err, notSentErr) }
+func (c *rcall) NotSent(r res) bool { return r.kind == Thrown && errors.Is(r.err, errNotSent) }
 
 func redirectFleet(n int, down ...int) *rcall {
 	steps := make([][]Kind, n)
@@ -77,7 +77,7 @@ func TestRedirectNotSent(t *testing.T) {
 		if len(c.log) != 3 {
 			t.Errorf("%s, all refusing: attempts %v, want one on each of 3", name, c.log)
 		}
-		if name != "failsafe" && name != "failback" && (r.kind != Thrown || !errors.Is(r.err, notSentErr)) {
+		if name != "failsafe" && name != "failback" && (r.kind != Thrown || !errors.Is(r.err, errNotSent)) {
 			t.Errorf("%s, all refusing: result %+v, want the refusal thrown", name, r)
 		}
 	}

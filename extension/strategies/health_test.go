@@ -18,6 +18,8 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 	perrors "github.com/pkg/errors"
+
+	"github.com/dubboroute/dubboroute/extension/balancers"
 )
 
 // Unit tests never connect anywhere: the process table's probes fail.
@@ -250,5 +252,31 @@ func TestHealthClosing(t *testing.T) {
 	now = now.Add(ClosingTTL)
 	if !h.available(old) || !h.available(renewed) || h.down.Load() != 0 {
 		t.Fatalf("after ClosingTTL: available %v %v, down count %d", h.available(old), h.available(renewed), h.down.Load())
+	}
+}
+
+// Every single-pick strategy with every registered balancer, retries 0:
+// one of three providers has a closed session; no call fails and it is
+// attempted at most once (then it is down and not picked).
+func TestNoCallFailsOnADownProviderAnyBalancer(t *testing.T) {
+	t.Logf("balancers: %v", balancers.Names())
+	for _, lb := range balancers.Names() {
+		for _, cl := range []string{"failover", "failfast", "failsafe", "failback", "available"} {
+			ci, fs := newFleet(t, "consumer://127.0.0.1/demo.Svc?interface=demo.Svc&retries=0&cluster="+cl+"&loadbalance="+lb,
+				nil, perrors.WithStack(getty.ErrSessionClosed), nil)
+			h := &health{dial: func(context.Context, string) error { return syscall.ECONNREFUSED }}
+			ci.health, ci.sel.Avail = h, h.available
+			for i := 0; i < 40; i++ {
+				var reply string
+				r := ci.Invoke(context.Background(), invocation.NewRPCInvocationWithOptions(invocation.WithMethodName("sayHello"),
+					invocation.WithArguments([]any{fmt.Sprint(i)}), invocation.WithReply(&reply)))
+				if r.Error() != nil || reply != "real" {
+					t.Fatalf("%s/%s: call %d: err %v, reply %q", cl, lb, i, r.Error(), reply)
+				}
+			}
+			if fs[1].calls > 1 {
+				t.Errorf("%s/%s: the provider with a closed session was attempted %d times, want at most 1", cl, lb, fs[1].calls)
+			}
+		}
 	}
 }

@@ -30,6 +30,7 @@ var drainOnce sync.Once
 // directories remove a provider the moment it unregisters.
 func registerDraining() {
 	drainOnce.Do(func() {
+		registerShutdownFilter()
 		dgext.SetProtocol(protocolwrapper.FILTER, func() base.Protocol {
 			return &drainingProtocol{Protocol: protocolwrapper.GetProtocol()}
 		})

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
+	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
+	"dubbo.apache.org/dubbo-go/v3/filter"
+	"dubbo.apache.org/dubbo-go/v3/global"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
@@ -69,5 +72,35 @@ func TestDrainingDestroy(t *testing.T) {
 	(&drainingInvoker{Invoker: idle}).Destroy()
 	if !idle.destroyed.Load() {
 		t.Fatal("an idle invoker was not destroyed at once")
+	}
+}
+
+// The consumer shutdown filter counts a call while it is in flight (what
+// dubbo-go's consumer shutdown waits for) and never refuses a provider:
+// a provider that announced it is closing is avoided by the strategies,
+// per invoker.
+func TestConsumerShutdownFilter(t *testing.T) {
+	registerShutdownFilter()
+	f, ok := dgext.GetFilter("cshutdown")
+	if !ok || f != filter.Filter(theConsumerShutdownFilter) {
+		t.Fatalf("cshutdown is %T, want dubboroute's", f)
+	}
+	cfg := global.DefaultShutdownConfig()
+	theConsumerShutdownFilter.Set("GracefulShutdownFilterShutdownConfig", cfg)
+	u, _ := common.NewURL("dubbo://127.0.0.1:8/demo.Svc")
+	inner := &blockingInvoker{url: u, release: make(chan struct{})}
+	done := make(chan result.Result)
+	go func() {
+		done <- f.Invoke(context.Background(), inner, invocation.NewRPCInvocationWithOptions(invocation.WithMethodName("m")))
+	}()
+	for cfg.ConsumerActiveCount.Load() != 1 {
+		time.Sleep(time.Millisecond)
+	}
+	close(inner.release)
+	if r := <-done; r.Error() != nil {
+		t.Fatalf("call through the filter failed: %v", r.Error())
+	}
+	if n := cfg.ConsumerActiveCount.Load(); n != 0 {
+		t.Fatalf("calls in flight after the call returned: %d", n)
 	}
 }

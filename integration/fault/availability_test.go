@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/integration/harness"
+	inacos "github.com/dubboroute/dubboroute/integration/nacos"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
 )
@@ -69,9 +70,9 @@ const restartWait = 2 * time.Second
 // registrations are gone while it still runs), keeps serving for its
 // shutdown wait while the consumer drops it, then finishes its calls and
 // exits; the consumer routes around it and takes it back when it registers
-// again. No call fails. Interface level (ZooKeeper provider nodes) and
+// again. No call fails. Interface level (ZooKeeper provider nodes),
 // application level (providers registering both levels, a consumer
-// discovering instances only).
+// discovering instances only), and Nacos as the registry.
 func TestRollingRestartNoFailedCalls(t *testing.T) {
 	t.Run("interface", func(t *testing.T) {
 		rollingRestart(t, "", harness.ConsumerOptions{LoadBalance: "random"})
@@ -80,11 +81,48 @@ func TestRollingRestartNoFailedCalls(t *testing.T) {
 		rollingRestart(t, "all", harness.ConsumerOptions{LoadBalance: "random", RegistryType: "service",
 			Env: []string{"DUBBO_APPLICATION_SERVICE_DISCOVERY_MIGRATION=FORCE_APPLICATION"}})
 	})
+	t.Run("nacos", func(t *testing.T) {
+		rollingRestartNacos(t)
+	})
 }
 
 func rollingRestart(t *testing.T, registryType string, copts harness.ConsumerOptions) {
 	po := harness.ProviderOptions{ShutdownWait: restartWait, RegistryType: registryType}
 	w := newWorld(t, []harness.ProviderOptions{po, po, po}, copts)
+	restartUnderLoad(t, w, po, func(p *harness.Provider) []string { return registrationNodes(t, w, p, registryType) })
+}
+
+// nacosRestartWait outlasts the consumer's delete grace (3 s), so that the
+// consumer drops the stopping provider, as the test checks, before it exits.
+const nacosRestartWait = 4 * time.Second
+
+// rollingRestartNacos is the rolling restart with Nacos (rnacos) as the
+// registry and config center: the consumer drops each provider before its
+// process exits.
+func rollingRestartNacos(t *testing.T) {
+	srv := inacos.Start(t)
+	w := &world{bins: harness.SampleBinaries(t)}
+	w.reg = "nacos://" + srv.Addr()
+	po := harness.ProviderOptions{ShutdownWait: nacosRestartWait, Registry: w.reg}
+	for i := 0; i < 3; i++ {
+		w.ps = append(w.ps, harness.StartProvider(t, w.bins, po))
+	}
+	w.c = harness.StartConsumer(t, w.bins, harness.ConsumerOptions{App: consumerApp, Registry: w.reg, LoadBalance: "random"})
+	if _, err := w.c.WaitExplain(harness.QueryAll, settle, func(ex httpapi.Explain) bool {
+		return harness.Same(ex.Providers, w.addrs()...)
+	}); err != nil {
+		t.Fatalf("consumer never saw every provider: %v", err)
+	}
+	restartUnderLoad(t, w, po, nil)
+}
+
+// restartUnderLoad stops each provider of w in turn (SIGTERM) and starts it
+// again on its port, under load, and checks that no call failed. nodes, if
+// set, names a provider's ZooKeeper registrations, which must be gone while
+// it still runs; without it the consumer must have dropped the provider
+// while it still runs.
+func restartUnderLoad(t *testing.T, w *world, po harness.ProviderOptions, nodes func(*harness.Provider) []string) {
+	wait := po.ShutdownWait
 	l := startLoad(w.c, loadSpec{Call: harness.QueryAll, Rate: availRate})
 	defer l.stop(t)
 	waitCalls(t, l, availRate)
@@ -96,21 +134,32 @@ func rollingRestart(t *testing.T, registryType string, copts harness.ConsumerOpt
 	for i := range w.ps {
 		p := w.ps[i]
 		others := append(append([]*harness.Provider{}, w.ps[:i]...), w.ps[i+1:]...)
-		nodes := registrationNodes(t, w, p, registryType)
+		var registered []string
+		if nodes != nil {
+			registered = nodes(p)
+		}
 		from, failed := l.calls(), l.stats().Failed
 		stopped := time.Now()
 		stopErr := make(chan error, 1)
-		go func() { stopErr <- p.Stop(restartWait + 20*time.Second) }()
-		// Every registration goes while the provider still runs.
-		if err := harness.Eventually(restartWait+10*time.Second, func() error {
-			for _, n := range nodes {
+		go func() { stopErr <- p.Stop(wait + 20*time.Second) }()
+		// Every registration goes while the provider still runs (or, on a
+		// registry the test does not read, the consumer drops it).
+		if err := harness.Eventually(wait+10*time.Second, func() error {
+			if nodes == nil {
+				ex, err := w.c.Explain(harness.QueryAll)
+				if err != nil || !harness.Same(ex.Providers, addrsOf(others)...) {
+					return fmt.Errorf("the consumer lists %v (err %v)", ex.Providers, err)
+				}
+				return nil
+			}
+			for _, n := range registered {
 				if ok, _, err := w.rules.Conn.Exists(n); err != nil || ok {
 					return fmt.Errorf("%s still registered (err %v)", n, err)
 				}
 			}
 			return nil
 		}); err != nil {
-			t.Errorf("%s did not unregister: %v", p.Addr, err)
+			t.Errorf("%s did not leave: %v", p.Addr, err)
 		}
 		left := time.Since(stopped)
 		if p.Exited() {
@@ -123,8 +172,8 @@ func rollingRestart(t *testing.T, registryType string, copts harness.ConsumerOpt
 		if !p.LogContains("STOPPED after") {
 			t.Errorf("%s did not finish its graceful shutdown (exit %s); log:\n%s", p.Addr, p.ExitStatus(), p.LogTail(20))
 		}
-		if took < restartWait {
-			t.Errorf("%s exited %v after SIGTERM, before its shutdown wait %v", p.Addr, took, restartWait)
+		if took < wait {
+			t.Errorf("%s exited %v after SIGTERM, before its shutdown wait %v", p.Addr, took, wait)
 		}
 		if ex, err := w.c.Explain(harness.QueryAll); err != nil || !harness.Same(ex.Providers, addrsOf(others)...) {
 			t.Errorf("after %s stopped the consumer lists %v (err %v), want %v", p.Addr, ex.Providers, err, addrsOf(others))

@@ -21,6 +21,9 @@
 // provider addresses whose connection a call found down (until a TCP
 // connect succeeds) and of provider invokers that announced their graceful
 // shutdown; a call that failed before its request was sent (NotSent) goes
-// to another routed provider (strategy.Redirector). See
-// docs/availability.md.
+// to another routed provider (strategy.Redirector). A provider invoker the
+// registry removes drains its calls in flight before it is destroyed
+// (drain.go, wrapping dubbo-go's filter protocol), and dubbo-go's consumer
+// graceful-shutdown filter is replaced by one that only counts the calls in
+// flight (shutdownfilter.go). See docs/availability.md.
 package strategies

@@ -18,7 +18,7 @@ var (
 	}, []string{"service", "strategy"})
 	redirectsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "cluster_redirects_total",
-		Help: "Attempts that failed before their request was sent (connection closed or refused); the call goes on to another routed provider while there is one.",
+		Help: "Attempts that failed before their request was sent (connection closed or refused, provider closing); failover, failfast, failsafe, failback and available then send the call to another routed provider while there is one.",
 	}, []string{"service"})
 	connDown = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "provider_connections_down_total",

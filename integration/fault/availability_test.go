@@ -22,11 +22,15 @@ const availRate = 100
 // expires, so for that while the registry still lists it; its connection
 // is gone at once. As Java's cluster.availablecheck does, the consumer
 // never picks a provider whose connection is down while another routed
-// provider is available: no call fails.
+// provider is available: no call begun after the provider died fails (a
+// call already sent to it when it died is lost, as in Java, and counted).
+// A Java consumer of the same fleet calls beside it; its count is
+// printed, not asserted.
 func TestProviderCrashReselect(t *testing.T) {
 	w := newWorld(t, []harness.ProviderOptions{{}, {}, {}}, harness.ConsumerOptions{LoadBalance: "random"})
 	dead := w.ps[2]
 	alive := w.ps[:2]
+	java := startJavaConsumer(t, w.zk.Addr())
 	l := startLoad(w.c, loadSpec{Call: harness.QueryAll, Rate: availRate})
 	defer l.stop(t)
 	waitCalls(t, l, availRate)
@@ -36,6 +40,7 @@ func TestProviderCrashReselect(t *testing.T) {
 	if err := dead.Kill(); err != nil {
 		t.Fatal(err)
 	}
+	reaped := time.Now() // no call begun from here on can have been sent to it alive
 	if _, err := w.c.WaitExplain(harness.QueryAll, settle+15*time.Second, func(ex httpapi.Explain) bool {
 		return harness.Same(ex.Providers, addrsOf(alive)...)
 	}); err != nil {
@@ -44,14 +49,29 @@ func TestProviderCrashReselect(t *testing.T) {
 	gone := time.Now()
 	during := l.calls() - before
 	waitCalls(t, l, l.calls()+availRate/2)
-	l.stop(t)
+	batches := l.stop(t)
+	jcalls, jfailed, jkinds := java.counts(t)
 	st := l.stats()
 	t.Logf("load: %s", st)
+	t.Logf("Go consumer (random, retries 0): %d of %d calls failed; Java 3.3.6 consumer of the same fleet (retries 0), same period: %d of %d failed %v",
+		st.Failed, st.Calls, jfailed, jcalls, jkinds)
+	// A call already sent to the provider when it died is lost (with
+	// retries 0 it is not sent again: it may have run; Java loses it too).
+	// Every call begun after the process was gone must succeed.
+	var inFlight int
+	checkCalls(t, "a call begun after the provider died", batches, func(b httpapi.Load, c httpapi.LoadCall) error {
+		if !c.Failed {
+			return nil
+		}
+		if time.Unix(0, b.Started).Add(time.Duration(c.At) * time.Microsecond).Before(reaped) {
+			inFlight++
+			return nil
+		}
+		return fmt.Errorf("failed: %s", c.Error)
+	})
+	t.Logf("Go calls lost in flight when the provider died: %d (begun before it was reaped, %v after the SIGKILL)", inFlight, reaped.Sub(killed).Round(time.Millisecond))
 	t.Logf("%s killed; registered for %v more (its ZooKeeper session); %d calls in that window; the consumer found its connection down %d time(s)",
 		dead.Addr, gone.Sub(killed).Round(time.Millisecond), during, countLog(w.c.Proc, "[dubboroute] provider "+dead.Addr+": connection down"))
-	if st.Failed > 0 {
-		t.Errorf("%d of %d calls failed", st.Failed, st.Calls)
-	}
 	for _, p := range w.ps {
 		if st.Ports[p.Port] == 0 {
 			t.Errorf("provider %s served no call: %v", p.Addr, st.Ports)

@@ -277,8 +277,10 @@ func (h *health) available(ivk base.Invoker) bool {
 //     (base.ErrClientClosed, base.ErrDestroyedInvoker), or its graceful
 //     shutdown filter refused a provider that announced it is closing
 //     ("provider is closing");
-//   - any protocol: a refused connect (ECONNREFUSED) or a failed dial
-//     (*net.OpError "dial"), which never arrive from a provider.
+//   - any protocol: a refused connect (ECONNREFUSED), a failed dial, or a
+//     failed write (*net.OpError "dial" or "write", e.g. "connection reset
+//     by peer" from a provider that died: the request frame never reached
+//     it whole), which never arrive from a provider.
 //
 // The dubbo-go errors without an exported value are matched by their
 // text; the caller asks only about failures classified Thrown (a
@@ -292,7 +294,9 @@ func NotSent(err error) bool {
 		return true
 	}
 	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	if errors.As(err, &op) && (op.Op == "dial" || op.Op == "write") {
+		// A failed write never completed the request frame: the provider
+		// cannot have decoded, let alone run, the call.
 		return true
 	}
 	msg := err.Error()

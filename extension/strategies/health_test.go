@@ -42,7 +42,8 @@ func TestNotSent(t *testing.T) {
 		{"connect timeout", perrors.New("failed to create client connection to 127.0.0.1:1 in 3s"), true},
 		{"graceful shutdown filter", errors.New("provider is closing"), true},
 		{"read timeout (sent)", errors.New("maybe the client read timeout or fail to decode tcp stream in Writer.Write"), false},
-		{"write failed midway (sent)", &net.OpError{Op: "write", Net: "tcp", Err: syscall.EPIPE}, false},
+		{"write failed (the frame never arrived whole)", &net.OpError{Op: "write", Net: "tcp", Err: syscall.ECONNRESET}, true},
+		{"read failed (the request was written)", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
 		{"nil", nil, false},
 	} {
 		if got := NotSent(c.err); got != c.want {

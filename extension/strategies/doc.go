@@ -15,4 +15,15 @@
 // dubbo-go's invokers, invocations and results, and classifies a result as
 // Java would (Classify): business exception, RpcException in the result,
 // or failed call.
+//
+// Availability (health.go): dubbo-go's IsAvailable stays true for a provider
+// whose connection is gone, so the selection also consults a table of
+// provider addresses whose connection a call found down (until a TCP
+// connect succeeds) and of provider invokers that announced their graceful
+// shutdown; a call that failed before its request was sent (NotSent) goes
+// to another routed provider (strategy.Redirector). A provider invoker the
+// registry removes drains its calls in flight before it is destroyed
+// (drain.go, wrapping dubbo-go's filter protocol), and dubbo-go's consumer
+// graceful-shutdown filter is replaced by one that only counts the calls in
+// flight (shutdownfilter.go). See docs/availability.md.
 package strategies

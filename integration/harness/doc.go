@@ -37,7 +37,10 @@
 //
 // StartProvider runs cmd/provider (a free 127.0.0.1 port unless one is
 // given; listening on and registering 127.0.0.1) and waits for its READY
-// line. StartConsumer runs cmd/consumer with its HTTP endpoint on a free
+// line. On Stop (SIGTERM) a provider shuts down gracefully: it unregisters
+// from every registry, keeps serving for its -shutdown-wait
+// (ProviderOptions.ShutdownWait, DefaultShutdownWait 50 ms unless a test
+// sets it, so that stopping stays quick), finishes its calls and exits. StartConsumer runs cmd/consumer with its HTTP endpoint on a free
 // 127.0.0.1 port and waits for READY; the returned Consumer drives it over
 // HTTP: Do (one call, returns the serving port), Ports (n calls), Explain
 // (the routing trace, without calling) and WaitExplain (poll until a

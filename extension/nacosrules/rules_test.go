@@ -46,7 +46,17 @@ func TestSettingsAsJava(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := rc.(source.RuleLocator).Where("a$b.tag-router"); w != "Nacos dataId a___b.tag-router group dubbo namespace public" {
+	// Rules are read in Admin's group and in dubbo-go's (DEFAULT_GROUP).
+	if w := rc.(source.RuleLocator).Where("a$b.tag-router"); w != "Nacos dataId a___b.tag-router group dubbo namespace public (Admin's and Java's; wins) or Nacos dataId a___b.tag-router group DEFAULT_GROUP namespace public (dubbo-go's)" {
 		t.Fatalf("Where = %q", w)
+	}
+	// A rule group moved explicitly reads that group alone.
+	moved, _ := common.NewURL("nacos://127.0.0.1:8848?dubboroute.rule-group=team")
+	rc, err = ruleSource{}.Open(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := rc.(source.RuleLocator).Where("k.tag-router"); w != "Nacos dataId k.tag-router group team namespace public" {
+		t.Fatalf("moved group: Where = %q", w)
 	}
 }

@@ -21,12 +21,15 @@ type EventType int
 
 // Rule event types.
 const (
-	// RuleAdded: the rule now has content and had none before (the node was
-	// created, or was empty).
+	// RuleAdded: the node exists and did not before (it was created, or
+	// the watch started and found it), with whatever content it holds,
+	// empty included.
 	RuleAdded EventType = iota + 1
-	// RuleUpdated: the rule's content was rewritten.
+	// RuleUpdated: the node's content was rewritten (possibly to empty).
 	RuleUpdated
-	// RuleDeleted: the node was deleted, or its content set to empty.
+	// RuleDeleted: the node is gone. Whether a node's content (an empty
+	// one, say) means "no rule" is not decided here: that is the reader's
+	// business (extension/source.NewRuleEvent for dubboroute's consumers).
 	RuleDeleted
 )
 
@@ -47,7 +50,8 @@ type RuleEvent struct {
 	Key  string
 	Path string
 	Type EventType
-	// Content is the rule text ("" for RuleDeleted).
+	// Content is the node's text ("" for RuleDeleted, and for an empty
+	// node).
 	Content string
 	// Version is the node's data version, -1 when the node does not exist.
 	// It does not identify the content: a node deleted and created again
@@ -124,7 +128,8 @@ func (c *Client) GetRuleRevision(ctx context.Context, key string) (content strin
 
 // PutRule writes a rule, creating the node and its missing parents as Dubbo
 // Admin does, and returns the node's new data version. Empty content is
-// written as such; watchers treat it as a delete.
+// written as such (a node without data, reported by WatchRule as content
+// "", not as a delete).
 func (c *Client) PutRule(ctx context.Context, key, content string) (int32, error) {
 	path, err := c.RulePath(key)
 	if err != nil {
@@ -176,7 +181,8 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 
 // WatchRule reports the changes of a rule until ctx ends or the client is
 // closed; then the channel is closed. The first event is the rule's state
-// when the watch starts: RuleAdded if it has content, nothing if not.
+// when the watch starts: RuleAdded if the node exists (even empty), nothing
+// if not.
 // Changes made while the session was lost are reported once it is back.
 func (c *Client) WatchRule(ctx context.Context, key string) (<-chan RuleEvent, error) {
 	path, err := c.RulePath(key)
@@ -199,7 +205,7 @@ type ruleWatch struct {
 	path string
 	out  chan<- RuleEvent
 
-	present bool  // the last reported state had content
+	present bool  // the last reported state was an existing node
 	czxid   int64 // creation and modification zxids of the last reported content
 	mzxid   int64
 }
@@ -226,11 +232,6 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 		return nil, err
 	}
 	switch {
-	case len(data) == 0:
-		if w.present {
-			w.present = false
-			return ch, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: stat.Version, Revision: revisionOf(stat)})
-		}
 	case !w.present:
 		w.present, w.czxid, w.mzxid = true, stat.Czxid, stat.Mzxid
 		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})

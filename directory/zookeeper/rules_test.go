@@ -164,8 +164,10 @@ func TestWatchRuleSeesAddUpdateDeleteInOrder(t *testing.T) {
 	}
 	step("set v2", set("v2"), zookeeper.RuleUpdated, "v2", 1)
 	step("set v3", set("v3"), zookeeper.RuleUpdated, "v3", 2)
-	step("set empty", set(""), zookeeper.RuleDeleted, "", 3)
-	step("set v4 after empty", set("v4"), zookeeper.RuleAdded, "v4", 4)
+	// An empty node is content, not a delete: what it means is the
+	// reader's decision (extension/source.NewRuleEvent).
+	step("set empty", set(""), zookeeper.RuleUpdated, "", 3)
+	step("set v4 after empty", set("v4"), zookeeper.RuleUpdated, "v4", 4)
 	step("delete", func() error { return admin.Delete(path, -1) }, zookeeper.RuleDeleted, "", -1)
 	step("re-create v5", func() error {
 		_, err := admin.Create(path, []byte("v5"), 0, gozk.WorldACL(gozk.PermAll))
@@ -185,9 +187,20 @@ func TestWatchRuleSeesAddUpdateDeleteInOrder(t *testing.T) {
 		t.Fatalf("second WatchRule: %v", err)
 	}
 	expectRule(t, second, "second watch start", zookeeper.RuleAdded, "v7", 0)
+	// A watch of an existing empty node starts with it (content "").
+	if _, err := c.PutRule(ctx(t), key, ""); err != nil {
+		t.Fatal(err)
+	}
+	expectRule(t, events, "PutRule empty", zookeeper.RuleUpdated, "", 1)
+	expectRule(t, second, "PutRule empty (second)", zookeeper.RuleUpdated, "", 1)
+	third, err := c.WatchRule(wctx, key)
+	if err != nil {
+		t.Fatalf("third WatchRule: %v", err)
+	}
+	expectRule(t, third, "third watch start, empty node", zookeeper.RuleAdded, "", 1)
 
 	cancel()
-	for _, ch := range []<-chan zookeeper.RuleEvent{events, second} {
+	for _, ch := range []<-chan zookeeper.RuleEvent{events, second, third} {
 		select {
 		case _, ok := <-ch:
 			if ok {

@@ -127,9 +127,9 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 	content, md5, err := r.c.GetRule(ctx, key)
 	switch {
 	case err == nil:
-		return source.RuleEvent{Content: content, Revision: md5}, nil
+		return source.NewRuleEvent(key, true, content, md5), nil
 	case errors.Is(err, dnacos.ErrNotFound):
-		return source.RuleEvent{Deleted: true, Revision: ""}, nil
+		return source.NewRuleEvent(key, false, "", ""), nil
 	default:
 		return source.RuleEvent{}, err
 	}
@@ -147,17 +147,7 @@ func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEv
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan source.RuleEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			se := source.RuleEvent{Content: ev.Content, Deleted: ev.Type == dnacos.ConfigDeleted, Revision: ev.MD5}
-			select {
-			case out <- se:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
+	return source.Relay(ctx, ch, func(ev dnacos.ConfigEvent) source.RuleEvent {
+		return source.NewRuleEvent(key, ev.Type != dnacos.ConfigDeleted, ev.Content, ev.MD5)
+	}), nil
 }

@@ -60,15 +60,6 @@ func Servers(u *common.URL) []string {
 	return out
 }
 
-// registryClient is dubboroute's shared client of a registry URL with
-// the registry group as its root (the one the provider-list watches use).
-func registryClient(ru *common.URL) (*dzk.Client, error) {
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+group))
-	return zkclient.Client(ru.Location, key+"root=/"+group, opts...)
-}
-
 // prepared are the dubbo-go client names Prepare has seen, with the
 // credentials and TLS settings it gave them.
 var prepared = struct {
@@ -170,7 +161,7 @@ func EnsureCategories(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || digest(ru) == "" || u == nil {
 		return nil
 	}
-	c, err := registryClient(ru)
+	c, err := zkclient.Registry(ru)
 	if err != nil {
 		return err
 	}
@@ -198,7 +189,7 @@ func Probe(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || u == nil || digest(ru) == "" {
 		return nil
 	}
-	c, err := registryClient(ru)
+	c, err := zkclient.Registry(ru)
 	if err != nil {
 		return nil
 	}

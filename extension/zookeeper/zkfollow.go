@@ -3,6 +3,8 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
@@ -55,11 +57,7 @@ type providerSource struct{}
 // returns. If dubboroute's client cannot connect, the error makes the
 // directory use dubbo-go's own subscription.
 func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.NotifyListener) (func(), error) {
-	ru := r.GetURL()
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+group))
-	c, err := zkclient.Client(ru.Location, key+"root=/"+group, opts...)
+	c, err := zkclient.Registry(r.GetURL())
 	if err != nil {
 		return nil, err
 	}
@@ -67,10 +65,29 @@ func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.N
 	ch, err := c.WatchProviders(ctx, u.Service())
 	if err != nil {
 		cancel()
-		return nil, errors.New("watch " + u.Service() + ": " + err.Error())
+		return nil, fmt.Errorf("watch the providers of %s: %w", u.Service(), err)
 	}
 	go feed(ch, u, l)
 	return cancel, nil
+}
+
+// WatchOverrides implements source.OverrideSource: the registry's
+// /<group>/<interface>/configurators node, watched by dubboroute's own
+// client (dubbo-go v3.3.2's ZooKeeper registry watches only the providers
+// node).
+func (providerSource) WatchOverrides(ctx context.Context, ru *common.URL, iface string) (<-chan source.Overrides, error) {
+	c, err := zkclient.Registry(ru)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := c.WatchCategory(ctx, iface, "configurators")
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: watch the configurators of %s: %w", ru.Location, iface, err)
+	}
+	where := "/" + strings.TrimPrefix(ru.GetParam(constant.RegistryGroupKey, "dubbo"), "/") + "/" + iface + "/configurators"
+	return source.Relay(ctx, ch, func(p dzk.Providers) source.Overrides {
+		return source.Overrides{Where: where, URLs: p.URLs}
+	}), nil
 }
 
 // feed turns each provider list into events for the directory: the first
@@ -178,28 +195,23 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 	content, _, rev, err := r.c.GetRuleRevision(ctx, key)
 	switch {
 	case err == nil:
-		return source.RuleEvent{Content: content, Revision: rev}, nil
+		return source.NewRuleEvent(key, true, content, rev), nil
 	case errors.Is(err, dzk.ErrNotFound):
-		return source.RuleEvent{Deleted: true, Revision: dzk.Revision{}}, nil
+		return source.NewRuleEvent(key, false, "", dzk.Revision{}), nil
 	default:
 		return source.RuleEvent{}, err
 	}
 }
 
-// Watch implements source.RuleClient. An empty node is content (""), not a
-// delete: Java's configurator listener treats it as content that fails to
-// parse; only a missing node (the zero Revision) is a deleted key.
+// Watch implements source.RuleClient: the node's states as
+// source.NewRuleEvent judges them (a missing node, the zero Revision, is a
+// deleted key).
 func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
 	ch, err := r.c.WatchRule(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan source.RuleEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			out <- source.RuleEvent{Content: ev.Content, Deleted: ev.Revision.IsZero(), Revision: ev.Revision}
-		}
-	}()
-	return out, nil
+	return source.Relay(ctx, ch, func(ev dzk.RuleEvent) source.RuleEvent {
+		return source.NewRuleEvent(key, ev.Type != dzk.RuleDeleted, ev.Content, ev.Revision)
+	}), nil
 }

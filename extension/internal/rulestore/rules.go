@@ -17,6 +17,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
+	"github.com/dubboroute/dubboroute/extension/source"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/rules"
 	"github.com/dubboroute/dubboroute/rules/assembly"
@@ -153,31 +154,32 @@ func (ks *keyState) listen() {
 	evented := ks.evented
 	ks.mu.Unlock()
 	if content != "" && !evented {
-		if ks.kind == rules.KindConfigurators {
-			ks.applyConfigurators(content, false, false)
-			return
-		}
-		ks.apply(content, false)
+		ks.applyEvent(source.NewRuleEvent(ks.key, true, content, nil), false)
 	}
 }
 
-// Process implements config_center.ConfigurationListener.
+// Process implements config_center.ConfigurationListener: dubbo-go's
+// change event, judged as every rule source's (source.NewRuleEvent).
 func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
 	if ev == nil {
 		return
 	}
 	content, _ := ev.Value.(string)
-	if ev.ConfigType == remoting.EventTypeDel {
-		content = ""
-	}
 	ks.mu.Lock()
 	ks.evented = true
 	ks.mu.Unlock()
+	ks.applyEvent(source.NewRuleEvent(ks.key, ev.ConfigType != remoting.EventTypeDel, content, nil), true)
+}
+
+// applyEvent applies one state of the key (event: a change, not the
+// initial read): a configurators list or a routing rule. Whether it
+// deletes the rule was decided by source.NewRuleEvent.
+func (ks *keyState) applyEvent(ev source.RuleEvent, event bool) {
 	if ks.kind == rules.KindConfigurators {
-		ks.applyConfigurators(content, ev.ConfigType == remoting.EventTypeDel, true)
+		ks.applyConfigurators(ev.Content, ev.Deleted, event)
 		return
 	}
-	ks.apply(content, true)
+	ks.apply(ev.Content, event)
 }
 
 // applyConfigurators is Java's AbstractConfiguratorListener for a

@@ -45,6 +45,37 @@ func NewHub() *Hub {
 // Registry is the process-wide hub behind the "memory" registry extension.
 var Registry = NewHub()
 
+// Registered returns a function that reports whether a provider of iface
+// listening on port is registered (a provider's Options.Registered in
+// samples/bookfacade/provider: the memory registry's export returns before
+// the provider is visible).
+func (h *Hub) Registered(iface string) func(port int) bool {
+	return func(port int) bool {
+		want := ":" + strconv.Itoa(port) + "/"
+		for _, u := range h.Providers(iface) {
+			if strings.Contains(u, want) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Leave removes the providers of iface on port (as if their ZooKeeper
+// session ended) without stopping their listener; subscribers drop them
+// on the notification. It reports whether anything was removed.
+func (h *Hub) Leave(iface string, port int) bool {
+	want := ":" + strconv.Itoa(port) + "/"
+	removed := false
+	for _, u := range h.Providers(iface) {
+		if strings.Contains(u, want) {
+			_ = h.Unregister(u)
+			removed = true
+		}
+	}
+	return removed
+}
+
 // Providers returns the provider URLs registered for an interface, sorted.
 func (h *Hub) Providers(iface string) []string {
 	h.mu.Lock()
@@ -211,6 +242,11 @@ func newRegistry(u *common.URL) (registry.Registry, error) {
 
 // GetURL implements common.Node.
 func (r *registryView) GetURL() *common.URL { return r.url }
+
+// DefaultHost is the host the registry writes into a provider URL without
+// one (DefaultHost); extension/provider reads it to match provider-side
+// configurators against the registered host.
+func (r *registryView) DefaultHost() string { return DefaultHost }
 
 // IsAvailable implements common.Node.
 func (r *registryView) IsAvailable() bool {

@@ -3,7 +3,6 @@ package extension
 import (
 	"context"
 
-	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	"github.com/prometheus/client_golang/prometheus"
 
 	_ "github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
@@ -111,11 +110,6 @@ func BindingFor(iface, consumerApp string) *Binding { return consumer.BindingFor
 // AllBindings returns every live binding, sorted by interface (bindings of
 // one interface in creation order).
 func AllBindings() []*Binding { return consumer.AllBindings() }
-
-// Install replaces the dubbo-go RouterChain of a directory (registry or
-// static) by its dubboroute binding's chain and returns the binding; nil if
-// the directory has no binding or does not expose its chain.
-func Install(dir directory.Directory) *Binding { return consumer.Install(dir) }
 
 // GrayLoadBalance is the process-wide gray balancer registered as "gray".
 func GrayLoadBalance() *graylb.LoadBalance { return shared.GrayLB }

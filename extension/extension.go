@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	_ "github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
+	"github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
 	"github.com/dubboroute/dubboroute/extension/consumer"
 	"github.com/dubboroute/dubboroute/extension/discovery"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
@@ -134,7 +134,10 @@ func Listening(key string) bool { return rulestore.Listening(key) }
 
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
-func Collectors() []prometheus.Collector { return metrics.Collectors() }
+func Collectors() []prometheus.Collector {
+	out := append(metrics.Collectors(), balancers.Collectors()...)
+	return append(out, strategies.Collectors()...)
+}
 
 // GrayPicks reads the gray balancer's pick counters by class (gray,
 // normal, single), process-wide.

@@ -5,8 +5,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dubboroute/dubboroute/cluster"
-	"github.com/dubboroute/dubboroute/extension/balancers"
-	"github.com/dubboroute/dubboroute/extension/strategies"
 )
 
 var (
@@ -39,11 +37,10 @@ var (
 	}, []string{"class"})
 )
 
-// Collectors returns every dubboroute collector, for
-// prometheus.MustRegister(extension.Collectors()...).
+// Collectors returns the collectors of this package (extension.Collectors
+// adds the balancers' and the strategies').
 func Collectors() []prometheus.Collector {
-	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}, balancers.Collectors()...)
-	return append(out, strategies.Collectors()...)
+	return []prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal}
 }
 
 // ChainMetrics is a cluster.Observer with every counter resolved up front,

@@ -9,7 +9,6 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/registry"
-	"dubbo.apache.org/dubbo-go/v3/remoting"
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
@@ -90,24 +89,20 @@ func (providerSource) WatchOverrides(ctx context.Context, ru *common.URL, iface 
 	}), nil
 }
 
-// feed turns each provider list into events for the directory: the first
-// list as one complete list (one rebuild, however many providers), then the
-// providers that came and went one event each, as dubbo-go's ZooKeeper
-// listener does for each child node (a removal passes through the delete
-// grace). Only providers of the subscribed service key count. A provider
-// of another protocol than the reference's is announced on its own, so that
-// the directory drops it as it always does and the drop is recorded.
+// feed turns each provider list into events for the directory
+// (source.ProviderFeed: the first list complete, then the providers that
+// came and went one event each, as dubbo-go's ZooKeeper listener does for
+// each child node). Only providers of the subscribed service key count; a
+// node announced already is not parsed again.
 func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 	want := sub.ServiceKey()
 	intf, group, version := common.ParseServiceKey(want)
-	known := map[string]*common.URL{} // node name -> the URL announced for it
-	first := true
+	f := source.NewProviderFeed(l, sub.Protocol)
 	for p := range ch {
-		seen := make(map[string]bool, len(p.Nodes))
-		var added []*common.URL
+		now := make(map[string]*common.URL, len(p.Nodes))
 		for _, node := range p.Nodes {
-			seen[node] = true
-			if _, ok := known[node]; ok {
+			if u, ok := f.Known(node); ok {
+				now[node] = u
 				continue
 			}
 			u, err := zkclient.ProviderURL(node)
@@ -118,43 +113,9 @@ func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 			if u.ServiceKey() != want && !common.IsAnyCondition(intf, group, version, u) {
 				continue
 			}
-			known[node] = u
-			added = append(added, u)
+			now[node] = u
 		}
-		if first {
-			first = false
-			announceAll(l, added, sub.Protocol)
-			continue
-		}
-		for _, u := range added {
-			l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
-		}
-		for node, u := range known {
-			if !seen[node] {
-				delete(known, node)
-				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
-			}
-		}
-	}
-}
-
-// announceAll hands the directory the initial providers as one complete
-// list, and those of another protocol one event each after it.
-func announceAll(l registry.NotifyListener, urls []*common.URL, protocol string) {
-	var all, other []*registry.ServiceEvent
-	for _, u := range urls {
-		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
-		if protocol != "" && u.Protocol != protocol {
-			other = append(other, ev)
-		} else {
-			all = append(all, ev)
-		}
-	}
-	if len(all) > 0 {
-		l.NotifyAll(all, func() {})
-	}
-	for _, ev := range other {
-		l.Notify(ev)
+		f.Next(now)
 	}
 }
 

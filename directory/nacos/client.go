@@ -10,11 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	serveraddrs "github.com/dubboroute/dubboroute/directory/internal/addrs"
 )
 
 // Defaults, as Java Dubbo's Nacos config center and the Nacos clients use
@@ -435,36 +436,8 @@ func checkName(what, s string) error {
 	return nil
 }
 
-func normalizeAddrs(addrs []string) ([]string, error) {
-	var out []string
-	for _, a := range addrs {
-		for _, s := range strings.Split(a, ",") {
-			s = strings.TrimSpace(s)
-			for _, p := range []string{"nacos://", "http://"} {
-				s = strings.TrimPrefix(s, p)
-			}
-			if i := strings.IndexAny(s, "/?"); i >= 0 {
-				s = s[:i]
-			}
-			if s == "" {
-				continue
-			}
-			if _, port, err := net.SplitHostPort(s); err != nil {
-				if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-					s += ":" + DefaultPort
-				} else {
-					s = net.JoinHostPort(s, DefaultPort)
-				}
-			} else if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-				return nil, fmt.Errorf("address %q: bad port", s)
-			}
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no Nacos address given")
-	}
-	return out, nil
+func normalizeAddrs(list []string) ([]string, error) {
+	return serveraddrs.Normalize(list, "Nacos", DefaultPort, "nacos://", "http://")
 }
 
 func contains(list []int, v int) bool {

@@ -10,36 +10,26 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // listenerPath is the 1.x long-polling config listener.
 const listenerPath = "/v1/cs/configs/listener"
 
 // EventType says what happened to a config.
-type EventType int
+type EventType = watch.EventType
 
 // Config event types.
 const (
 	// ConfigAdded: the config exists and did not before (or the watch
 	// started and found it).
-	ConfigAdded EventType = iota + 1
+	ConfigAdded = watch.Added
 	// ConfigUpdated: the config's content changed (a new MD5).
-	ConfigUpdated
+	ConfigUpdated = watch.Updated
 	// ConfigDeleted: the config is gone.
-	ConfigDeleted
+	ConfigDeleted = watch.Deleted
 )
-
-func (t EventType) String() string {
-	switch t {
-	case ConfigAdded:
-		return "add"
-	case ConfigUpdated:
-		return "update"
-	case ConfigDeleted:
-		return "delete"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
 
 // ConfigEvent is one change of a watched config.
 type ConfigEvent struct {

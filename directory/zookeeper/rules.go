@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // MaxRuleBytes is the largest rule PutRule writes. ZooKeeper's default
@@ -16,34 +18,22 @@ import (
 // for the path and the request header.
 const MaxRuleBytes = 0xfffff - 4096
 
-// EventType says what happened to a rule.
-type EventType int
+// EventType says what happened to a rule node.
+type EventType = watch.EventType
 
 // Rule event types.
 const (
 	// RuleAdded: the node exists and did not before (it was created, or
 	// the watch started and found it), with whatever content it holds,
 	// empty included.
-	RuleAdded EventType = iota + 1
+	RuleAdded = watch.Added
 	// RuleUpdated: the node's content was rewritten (possibly to empty).
-	RuleUpdated
+	RuleUpdated = watch.Updated
 	// RuleDeleted: the node is gone. Whether a node's content (an empty
 	// one, say) means "no rule" is not decided here: that is the reader's
 	// business (extension/source.NewRuleEvent for dubboroute's consumers).
-	RuleDeleted
+	RuleDeleted = watch.Deleted
 )
-
-func (t EventType) String() string {
-	switch t {
-	case RuleAdded:
-		return "add"
-	case RuleUpdated:
-		return "update"
-	case RuleDeleted:
-		return "delete"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
 
 // RuleEvent is one change of a rule node.
 type RuleEvent struct {
@@ -215,18 +205,12 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	data, stat, ch, err := w.c.conn.GetW(w.path)
 	err = w.c.authErr("read", w.path, err)
 	if errors.Is(err, zk.ErrNoNode) {
-		exists, _, ech, err := w.c.conn.ExistsW(w.path)
-		if err != nil {
-			return nil, err
+		ech, err := w.c.armAbsent(w.path)
+		if err != nil || ech == fired || !w.present {
+			return ech, err
 		}
-		if exists {
-			return fired, nil // created in between: read again
-		}
-		if w.present {
-			w.present = false
-			return ech, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: -1})
-		}
-		return ech, nil
+		w.present = false
+		return ech, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: -1})
 	}
 	if err != nil {
 		return nil, err
@@ -257,6 +241,19 @@ func (w *ruleWatch) emit(ctx context.Context, ev RuleEvent) error {
 
 // errStopped ends a watch loop: its consumer is gone.
 var errStopped = errors.New("watch stopped")
+
+// armAbsent arms a watch on a node a read found missing: the exists
+// watch, or fired when the node was created in between (read again).
+func (c *Client) armAbsent(path string) (<-chan zk.Event, error) {
+	exists, _, ch, err := c.conn.ExistsW(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case exists:
+		return fired, nil
+	}
+	return ch, nil
+}
 
 // fired is an already-fired watch: the loop reads again at once.
 var fired = func() <-chan zk.Event {

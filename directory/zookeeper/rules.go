@@ -18,29 +18,19 @@ import (
 // for the path and the request header.
 const MaxRuleBytes = 0xfffff - 4096
 
-// EventType says what happened to a rule node.
-type EventType = watch.EventType
-
-// Rule event types.
-const (
-	// RuleAdded: the node exists and did not before (it was created, or
-	// the watch started and found it), with whatever content it holds,
-	// empty included.
-	RuleAdded = watch.Added
-	// RuleUpdated: the node's content was rewritten (possibly to empty).
-	RuleUpdated = watch.Updated
-	// RuleDeleted: the node is gone. Whether a node's content (an empty
-	// one, say) means "no rule" is not decided here: that is the reader's
-	// business (extension/source.NewRuleEvent for dubboroute's consumers).
-	RuleDeleted = watch.Deleted
-)
-
 // RuleEvent is one change of a rule node.
 type RuleEvent struct {
 	Key  string
 	Path string
-	Type EventType
-	// Content is the node's text ("" for RuleDeleted, and for an empty
+	// Type is watch.Added when the node exists and did not before (it was
+	// created, or the watch started and found it), with whatever content
+	// it holds, empty included; watch.Updated when its content was
+	// rewritten (possibly to empty); watch.Deleted when it is gone.
+	// Whether a node's content (an empty one, say) means "no rule" is not
+	// decided here: that is the reader's business
+	// (extension/source.NewRuleEvent for dubboroute's consumers).
+	Type watch.EventType
+	// Content is the node's text ("" for watch.Deleted, and for an empty
 	// node).
 	Content string
 	// Version is the node's data version, -1 when the node does not exist.
@@ -171,7 +161,7 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 
 // WatchRule reports the changes of a rule until ctx ends or the client is
 // closed; then the channel is closed. The first event is the rule's state
-// when the watch starts: RuleAdded if the node exists (even empty), nothing
+// when the watch starts: watch.Added if the node exists (even empty), nothing
 // if not.
 // Changes made while the session was lost are reported once it is back.
 func (c *Client) WatchRule(ctx context.Context, key string) (<-chan RuleEvent, error) {
@@ -210,7 +200,7 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 			return ech, err
 		}
 		w.present = false
-		return ech, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: -1})
+		return ech, w.emit(ctx, RuleEvent{Type: watch.Deleted, Version: -1})
 	}
 	if err != nil {
 		return nil, err
@@ -218,10 +208,10 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	switch {
 	case !w.present:
 		w.present, w.czxid, w.mzxid = true, stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
+		return ch, w.emit(ctx, RuleEvent{Type: watch.Added, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	case stat.Czxid != w.czxid || stat.Mzxid != w.mzxid:
 		w.czxid, w.mzxid = stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleUpdated, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
+		return ch, w.emit(ctx, RuleEvent{Type: watch.Updated, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	}
 	return ch, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
 	"github.com/dubboroute/dubboroute/extension/source"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Protocol is the config-center protocol this package registers its rule
@@ -148,6 +150,6 @@ func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEv
 		return nil, err
 	}
 	return source.Relay(ctx, ch, func(ev dnacos.ConfigEvent) source.RuleEvent {
-		return source.NewRuleEvent(key, ev.Type != dnacos.ConfigDeleted, ev.Content, ev.MD5)
+		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.MD5)
 	}), nil
 }

@@ -14,6 +14,8 @@ import (
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 	"github.com/dubboroute/dubboroute/extension/source"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Why dubboroute follows ZooKeeper itself.
@@ -173,6 +175,6 @@ func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEv
 		return nil, err
 	}
 	return source.Relay(ctx, ch, func(ev dzk.RuleEvent) source.RuleEvent {
-		return source.NewRuleEvent(key, ev.Type != dzk.RuleDeleted, ev.Content, ev.Revision)
+		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.Revision)
 	}), nil
 }

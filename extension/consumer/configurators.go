@@ -178,9 +178,15 @@ func (b *Binding) Configurators() configurator.Lists {
 	return b.cfg
 }
 
-// invokerKeys maps Java's <method>.<key> to dubbo-go's methods.<method>.<key>
-// for the keys dubbo-go reads per method.
-var methodKeys = map[string]bool{constant.LoadbalanceKey: true, constant.WeightKey: true, constant.RetriesKey: true, constant.TimeoutKey: true}
+// perMethodKey reports whether dubbo-go reads key per method (as
+// methods.<method>.<key>), so that Java's <method>.<key> is mapped to it.
+func perMethodKey(key string) bool {
+	switch key {
+	case constant.LoadbalanceKey, constant.WeightKey, constant.RetriesKey, constant.TimeoutKey:
+		return true
+	}
+	return false
+}
 
 // configure maps a provider invoker whose parameters configurators changed
 // to an invoker whose URL carries them (balancers read weight and
@@ -204,7 +210,7 @@ func (b *Binding) configure(ivk base.Invoker, changed map[string]string) base.In
 		methods[m] = true
 	}
 	for k, v := range changed {
-		if m, key, ok := strings.Cut(k, "."); ok && methods[m] && methodKeys[key] {
+		if m, key, ok := strings.Cut(k, "."); ok && methods[m] && perMethodKey(key) {
 			k = "methods." + m + "." + key
 		}
 		nu.SetParam(k, v)

@@ -233,7 +233,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 			return l.removeLocked(key, ev)
 		}
 		l.pending[key] = time.AfterFunc(l.grace, func() { l.expire(key, ev) })
-		l.marks[key] = holdMark{ev: ev, since: now()}
+		l.marks[key] = holdMark{ev: ev, since: time.Now()}
 		return nil
 	}
 	// Add or update.
@@ -277,7 +277,7 @@ func (l *protectingListener) removeLocked(key string, ev *registry.ServiceEvent)
 	if len(l.live) == 0 {
 		l.held[key] = ev
 		if _, ok := l.marks[key]; !ok {
-			l.marks[key] = holdMark{ev: ev, since: now()}
+			l.marks[key] = holdMark{ev: ev, since: time.Now()}
 		}
 		logger.Warnf("[dubboroute] empty protection: provider %s left the registry, but it was the last one; keeping it until another provider registers", ev.Service.Location)
 		return nil
@@ -317,9 +317,6 @@ func (l *protectingListener) NotifyAll(events []*registry.ServiceEvent, callback
 	defer l.out.Unlock()
 	l.inner.NotifyAll(events, callback)
 }
-
-// now is the clock of the hold records.
-var now = time.Now
 
 // Hold is a provider removal that is being held back: by the delete grace
 // ("pending") or by empty protection ("held", it was the last provider).

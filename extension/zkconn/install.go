@@ -66,9 +66,8 @@ func (f *FailedInvoker) Invoke(context.Context, base.Invocation) result.Result {
 // Err is the error every call fails with.
 func (f *FailedInvoker) Err() error { return f.err }
 
-// regateEvery bounds how often a gated reference asks ZooKeeper again (a
-// variable for tests).
-var regateEvery = 5 * time.Second
+// regateEvery bounds how often a gated reference asks ZooKeeper again.
+const regateEvery = 5 * time.Second
 
 // Gate wraps the invoker of a reference whose registry refused to list its
 // providers (Probe's err): while the refusal lasts, calls fail with it (not

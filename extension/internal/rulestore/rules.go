@@ -63,8 +63,15 @@ type keyState struct {
 type ruleStore struct {
 	mu   sync.Mutex
 	keys map[string]*keyState
+	// listening maps keys to the dynamic configuration they listen on
+	// (config_center.DynamicConfiguration).
+	listening sync.Map
 }
 
+// store is the process's rule store: a package-level variable because
+// every binding and provider export of the process shares one
+// subscription per key, as dubbo-go's config center has one listener list
+// per process.
 var store = &ruleStore{keys: map[string]*keyState{}}
 
 // Subscribe registers fn for changes of key (of kind) in the process's
@@ -110,7 +117,7 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 				// which watches the key again.
 				stop, ks.stopWatch = ks.stopWatch, nil
 				ks.watchGen++
-				listening.Delete(ks.key)
+				store.listening.Delete(ks.key)
 			}
 			ks.mu.Unlock()
 			if stop != nil {
@@ -121,18 +128,15 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 	}
 }
 
-// listening maps keys to the dynamic configuration they listen on.
-var listening sync.Map // key -> config_center.DynamicConfiguration
-
 func (ks *keyState) listen() {
 	dc := conf.GetEnvInstance().GetDynamicConfiguration()
 	if dc == nil {
 		return
 	}
-	if prev, loaded := listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
+	if prev, loaded := store.listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
 		return
 	} else if loaded {
-		listening.Store(ks.key, dc) // a new config center replaced the old one
+		store.listening.Store(ks.key, dc) // a new config center replaced the old one
 	}
 	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.sourceWatch(d.GetURL()) {
 		return
@@ -195,7 +199,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	switch ch.Outcome {
 	case assembly.OutcomeDeleted:
 		ks.ref, ks.rev = ch.Ref, ch.Rev
-		ks.content, ks.accepted = "", now()
+		ks.content, ks.accepted = "", time.Now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if had {
@@ -216,7 +220,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		return
 	}
 	ks.ref, ks.rev = ch.Ref, ch.Rev
-	ks.content, ks.accepted = content, now()
+	ks.content, ks.accepted = content, time.Now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
@@ -238,7 +242,7 @@ func (ks *keyState) apply(content string, event bool) {
 	switch ch.Outcome {
 	case assembly.OutcomeDeleted:
 		ks.ref, ks.gray, ks.rev = ch.Ref, nil, ch.Rev
-		ks.content, ks.accepted = "", now()
+		ks.content, ks.accepted = "", time.Now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if ks.kind == rules.KindGray {
@@ -271,7 +275,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	ks.ref = ref
 	ks.gray = ch.Gray
-	ks.content, ks.accepted = content, now()
+	ks.content, ks.accepted = content, time.Now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {
@@ -314,7 +318,7 @@ func notify(subs []func(cluster.RuleRef), ref cluster.RuleRef) {
 // Listening reports whether a config-center key is subscribed (for tests and
 // diagnostics).
 func Listening(key string) bool {
-	_, ok := listening.Load(key)
+	_, ok := store.listening.Load(key)
 	return ok
 }
 

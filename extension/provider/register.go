@@ -10,6 +10,9 @@ import (
 	_ "github.com/dubboroute/dubboroute/extension/discovery"
 )
 
+// registerOnce makes Register idempotent: dubbo-go's extension registry is
+// process-wide (a package-level map per extension point), and Register is
+// called from this package's init and may be called again.
 var registerOnce sync.Once
 
 // Register installs the provider side, once: the registry protocol wrapper

@@ -7,6 +7,9 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 )
 
+// The process's collectors: package-level because Prometheus collectors
+// are registered once per process (extension.Collectors hands them to the
+// application's registry) and every chain of the process counts into them.
 var (
 	routedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "routed_total",
@@ -87,6 +90,7 @@ func (m *ChainMetrics) RoutedCount(r int, o cluster.Outcome) uint64 {
 	return counterOf(m.routed[r][o])
 }
 
+// grayPickCounters are GrayPicksTotal's counters by class, resolved once.
 var grayPickCounters = map[string]interface{ Inc() }{
 	"gray":   GrayPicksTotal.WithLabelValues("gray"),
 	"normal": GrayPicksTotal.WithLabelValues("normal"),

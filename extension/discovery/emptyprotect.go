@@ -47,9 +47,7 @@ type protectedRegistry struct {
 	registry.Registry
 	grace time.Duration
 
-	mu        sync.Mutex
-	listeners map[registry.NotifyListener]*protectingListener
-	subs      lateSubs
+	wrapped wrappers[*protectingListener]
 }
 
 func protect(r registry.Registry) registry.Registry {
@@ -69,26 +67,16 @@ func protect(r registry.Registry) registry.Registry {
 			}
 		}
 	}
-	return &protectedRegistry{Registry: r, grace: grace, listeners: map[registry.NotifyListener]*protectingListener{}, subs: newLateSubs()}
+	return &protectedRegistry{Registry: r, grace: grace, wrapped: newWrappers[*protectingListener]()}
 }
 
 func (p *protectedRegistry) wrap(l registry.NotifyListener) registry.NotifyListener {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if w, ok := p.listeners[l]; ok {
-		return w
-	}
-	w := newProtectingListener(l, p.grace)
-	p.listeners[l] = w
-	return w
+	return p.wrapped.get(l, func() *protectingListener { return newProtectingListener(l, p.grace) })
 }
 
 // Subscribe implements registry.Registry.
 func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	p.mu.Lock()
-	late := p.subs.subscribe(l)
-	p.mu.Unlock()
-	if late {
+	if p.wrapped.late(l) {
 		return nil // unsubscribed already: the reference is gone
 	}
 	return p.Registry.Subscribe(u, p.wrap(l))
@@ -99,11 +87,7 @@ func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) 
 // (live, pending, held) are dropped, so a destroyed reference leaves
 // nothing behind (TestReferenceDestroyReleases).
 func (p *protectedRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
-	p.mu.Lock()
-	w, ok := p.listeners[l]
-	delete(p.listeners, l)
-	p.subs.unsubscribe(l)
-	p.mu.Unlock()
+	w, ok := p.wrapped.remove(l)
 	if !ok {
 		return p.Registry.UnSubscribe(u, l)
 	}

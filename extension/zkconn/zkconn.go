@@ -18,15 +18,6 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 )
 
-// URL parameters of TLS to ZooKeeper.
-const (
-	TLSKey           = zkclient.TLSKey
-	TLSCAKey         = zkclient.TLSCAKey
-	TLSCertKey       = zkclient.TLSCertKey
-	TLSKeyKey        = zkclient.TLSKeyKey
-	TLSServerNameKey = zkclient.TLSServerNameKey
-)
-
 // IsZooKeeper reports a ZooKeeper registry or config-center URL.
 func IsZooKeeper(u *common.URL) bool { return zkclient.IsZooKeeper(u) }
 

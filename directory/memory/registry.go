@@ -50,30 +50,30 @@ var Registry = NewHub()
 // samples/bookfacade/provider: the memory registry's export returns before
 // the provider is visible).
 func (h *Hub) Registered(iface string) func(port int) bool {
-	return func(port int) bool {
-		want := ":" + strconv.Itoa(port) + "/"
-		for _, u := range h.Providers(iface) {
-			if strings.Contains(u, want) {
-				return true
-			}
-		}
-		return false
-	}
+	return func(port int) bool { return len(h.onPort(iface, port)) > 0 }
 }
 
 // Leave removes the providers of iface on port (as if their ZooKeeper
 // session ended) without stopping their listener; subscribers drop them
 // on the notification. It reports whether anything was removed.
 func (h *Hub) Leave(iface string, port int) bool {
+	urls := h.onPort(iface, port)
+	for _, u := range urls {
+		_ = h.Unregister(u)
+	}
+	return len(urls) > 0
+}
+
+// onPort are the provider URLs of iface whose address has port.
+func (h *Hub) onPort(iface string, port int) []string {
 	want := ":" + strconv.Itoa(port) + "/"
-	removed := false
+	var out []string
 	for _, u := range h.Providers(iface) {
 		if strings.Contains(u, want) {
-			_ = h.Unregister(u)
-			removed = true
+			out = append(out, u)
 		}
 	}
-	return removed
+	return out
 }
 
 // Providers returns the provider URLs registered for an interface, sorted.

@@ -92,16 +92,25 @@ func (h *Hub) providerList(iface string) []string {
 	return out
 }
 
+// interfaceOf is the interface of a provider URL given to op (register,
+// unregister); an error if it does not parse or names none.
+func interfaceOf(op, raw string) (string, error) {
+	pu, err := common.NewURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("memory registry: %s %q: %w", op, raw, err)
+	}
+	if pu.Service() == "" {
+		return "", fmt.Errorf("memory registry: %s %q: no interface", op, raw)
+	}
+	return pu.Service(), nil
+}
+
 // Register adds a provider URL (as it would be written to
 // /dubbo/<interface>/providers) and notifies subscribers of the interface.
 func (h *Hub) Register(raw string) error {
-	pu, err := common.NewURL(raw)
+	iface, err := interfaceOf("register", raw)
 	if err != nil {
-		return fmt.Errorf("memory registry: register %q: %w", raw, err)
-	}
-	iface := pu.Service()
-	if iface == "" {
-		return fmt.Errorf("memory registry: register %q: no interface", raw)
+		return err
 	}
 	h.change(iface, func() {
 		m := h.providers[iface]
@@ -116,11 +125,10 @@ func (h *Hub) Register(raw string) error {
 
 // Unregister removes a provider URL registered with Register.
 func (h *Hub) Unregister(raw string) error {
-	pu, err := common.NewURL(raw)
+	iface, err := interfaceOf("unregister", raw)
 	if err != nil {
-		return fmt.Errorf("memory registry: unregister %q: %w", raw, err)
+		return err
 	}
-	iface := pu.Service()
 	h.change(iface, func() {
 		if m := h.providers[iface]; m != nil {
 			if m[raw] <= 1 {

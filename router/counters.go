@@ -1,6 +1,7 @@
 package router
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -170,19 +171,7 @@ func (l *CounterLayout) same(o *CounterLayout) bool {
 		}
 	}
 	for i := range l.terms {
-		if !equalIDs(l.terms[i][0], o.terms[i][0]) || !equalIDs(l.terms[i][1], o.terms[i][1]) {
-			return false
-		}
-	}
-	return true
-}
-
-func equalIDs(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
+		if !slices.Equal(l.terms[i][0], o.terms[i][0]) || !slices.Equal(l.terms[i][1], o.terms[i][1]) {
 			return false
 		}
 	}

@@ -38,12 +38,13 @@ type RuleEvent struct {
 }
 
 // NewRuleEvent is the state of key as a source sees it: exists is false
-// when the key does not exist, content is its text otherwise. It decides,
-// for every source (and for dubbo-go's listener, which the rule store
-// falls back to), whether the state deletes the key's rule (see
-// RuleEvent.Deleted); a deleted event carries no content.
+// when the key does not exist, content is its text otherwise. Every source
+// (and dubbo-go's listener, which the rule store falls back to) builds its
+// events with it, so whether a state deletes the key's rule is decided
+// once (rules.Deletes; see RuleEvent.Deleted); a deleted event carries no
+// content.
 func NewRuleEvent(key string, exists bool, content string, rev any) RuleEvent {
-	if !exists || (strings.TrimSpace(content) == "" && !strings.HasSuffix(key, rules.ConfiguratorsSuffix)) {
+	if rules.Deletes(key, exists, content) {
 		return RuleEvent{Deleted: true, Revision: rev}
 	}
 	return RuleEvent{Content: content, Revision: rev}

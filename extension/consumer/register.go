@@ -19,5 +19,3 @@ func Register() {
 		registerInstall()
 	})
 }
-
-func init() { Register() }

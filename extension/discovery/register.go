@@ -14,7 +14,8 @@ var registerOnce sync.Once
 // application-level references as Java's APPLICATION_FIRST (migration.go).
 // The registry directory wrappers (JavaView, Observed, Protected,
 // Followed) are composed by extension/consumer, which registers the
-// directories. The package's init calls Register.
+// directories. Package extension's init calls Register, in its
+// documented order.
 func Register() {
 	registerOnce.Do(func() {
 		registerRevisionCustomizer()
@@ -22,5 +23,3 @@ func Register() {
 		registerMigration()
 	})
 }
-
-func init() { Register() }

@@ -19,5 +19,3 @@ func Register() {
 		wrapProxyFactories()
 	})
 }
-
-func init() { Register() }

@@ -70,13 +70,11 @@ func Client(ru *common.URL) (*dnacos.Client, error) {
 
 // Register registers Nacos's provider source (package extension/source):
 // interface-level directories on a Nacos registry are served by
-// dubboroute's follow. The package's init calls it; calling it again is
+// dubboroute's follow. Package extension's init calls it; calling it again is
 // harmless.
 func Register() {
 	source.RegisterProviderSource(constant.NacosKey, providerSource{})
 }
-
-func init() { Register() }
 
 // providerSource serves an interface-level directory's subscription from
 // dubboroute's own follow of the service's Nacos instance list.

@@ -34,8 +34,6 @@ const RuleGroupKey = "dubboroute.rule-group"
 // package's init calls it; calling it again is harmless.
 func Register() { source.RegisterRuleSource(Protocol, ruleSource{}) }
 
-func init() { Register() }
-
 // clients are dubboroute's Nacos config clients, one per cluster and
 // settings, shared by every rule key of the process and kept for its
 // lifetime (as dubbo-go keeps its config-center client).

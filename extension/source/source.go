@@ -109,9 +109,10 @@ type OverrideSource interface {
 }
 
 // sources are the registered sources by protocol. A package-level
-// variable because registration happens from the init of the package that
-// implements a source (extension/zookeeper, extension/nacosfollow,
-// extension/nacosrules), as dubbo-go's own extension registry does.
+// variable because registration happens at process start, from package
+// extension's init (through the Register of extension/zookeeper,
+// extension/nacosfollow and extension/nacosrules), as dubbo-go's own
+// extension registry is filled.
 var sources = struct {
 	sync.RWMutex
 	rules     map[string]RuleSource
@@ -120,7 +121,7 @@ var sources = struct {
 
 // RegisterRuleSource makes s the rule source of config centers whose URL
 // protocol is protocol (e.g. "zookeeper", "nacos"); a later registration of
-// the same protocol replaces the earlier one. Call it from an init.
+// the same protocol replaces the earlier one. Call it at start-up (an init).
 func RegisterRuleSource(protocol string, s RuleSource) {
 	sources.Lock()
 	defer sources.Unlock()
@@ -129,7 +130,8 @@ func RegisterRuleSource(protocol string, s RuleSource) {
 
 // RegisterProviderSource makes s the provider source of interface-level
 // registries whose URL protocol is protocol (the registry URL's "registry"
-// parameter when its protocol is "registry"). Call it from an init.
+// parameter when its protocol is "registry"). Call it at start-up (an
+// init).
 func RegisterProviderSource(protocol string, s ProviderSource) {
 	sources.Lock()
 	defer sources.Unlock()

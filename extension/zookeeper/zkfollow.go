@@ -41,14 +41,12 @@ import (
 const Protocol = "zookeeper"
 
 // Register registers ZooKeeper's rule source and provider source (package
-// extension/source). The package's init calls it; calling it again is
+// extension/source). Package extension's init calls it; calling it again is
 // harmless.
 func Register() {
 	source.RegisterRuleSource(Protocol, ruleSource{})
 	source.RegisterProviderSource(Protocol, providerSource{})
 }
-
-func init() { Register() }
 
 // providerSource serves an interface-level directory's subscription from
 // dubboroute's own watch of /<group>/<interface>/providers.

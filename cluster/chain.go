@@ -297,9 +297,6 @@ func (c *Chain) safeRebuild() (err error) {
 			err = fmt.Errorf("cluster %s: compiling the chain panicked: %v", c.opts.Name, r)
 		}
 	}()
-	if testCompileHook != nil {
-		testCompileHook(&c.rules)
-	}
 	c.rebuild()
 	return nil
 }
@@ -309,13 +306,6 @@ func (c *Chain) reportPanic(err error) {
 		c.opts.OnRulePanic(err)
 	}
 }
-
-// testCompileHook and testRouteHook let tests inject a panic while
-// compiling or routing (nil otherwise).
-var (
-	testCompileHook func(*[numSlots]RuleRef)
-	testRouteHook   func(*Snapshot)
-)
 
 // routePanicked handles a panic while routing one call on snapshot s: the
 // rules s was compiled with, when an update had just changed them, are

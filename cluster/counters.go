@@ -31,12 +31,12 @@ func (s *Snapshot) adoptCounters(prev *Snapshot) {
 		return
 	}
 	s.mesh.AdoptCounters(prev.mesh)
-	s.tag.AdoptCounters(prev.tag)
-	s.affinity.AdoptCounters(prev.affinity)
-	s.affinityApp.AdoptCounters(prev.affinityApp)
-	s.service.AdoptCounters(prev.service)
-	s.providerApp.AdoptCounters(prev.providerApp)
-	s.consumerApp.AdoptCounters(prev.consumerApp)
+	s.tag.Cells().AdoptCounters(prev.tag.Cells())
+	s.affinity.Cells().AdoptCounters(prev.affinity.Cells())
+	s.affinityApp.Cells().AdoptCounters(prev.affinityApp.Cells())
+	s.service.Cells().AdoptCounters(prev.service.Cells())
+	s.providerApp.Cells().AdoptCounters(prev.providerApp.Cells())
+	s.consumerApp.Cells().AdoptCounters(prev.consumerApp.Cells())
 }
 
 // BranchCounters reads the per-branch counters of every router with a
@@ -66,11 +66,11 @@ func (s *Snapshot) BranchCounters() []BranchCounters {
 	if s.tag != nil && s.tag.Rule() != nil {
 		tagRef = &s.Rules[SlotTag]
 	}
-	add(RouterTag, tagRef, s.tag.Counters())
-	add(RouterAffinity, &s.Rules[SlotAffinity], s.affinity.Counters())
-	add(RouterAffinityApp, &s.Rules[SlotAffinityApp], s.affinityApp.Counters())
-	add(RouterService, &s.Rules[SlotService], s.service.Counters())
-	add(RouterProviderApp, &s.Rules[SlotProviderApp], s.providerApp.Counters())
-	add(RouterConsumerApp, &s.Rules[SlotConsumerApp], s.consumerApp.Counters())
+	add(RouterTag, tagRef, s.tag.Cells().Counters())
+	add(RouterAffinity, &s.Rules[SlotAffinity], s.affinity.Cells().Counters())
+	add(RouterAffinityApp, &s.Rules[SlotAffinityApp], s.affinityApp.Cells().Counters())
+	add(RouterService, &s.Rules[SlotService], s.service.Cells().Counters())
+	add(RouterProviderApp, &s.Rules[SlotProviderApp], s.providerApp.Cells().Counters())
+	add(RouterConsumerApp, &s.Rules[SlotConsumerApp], s.consumerApp.Cells().Counters())
 	return out
 }

@@ -96,9 +96,6 @@ func NewEvaluator(s *Snapshot, extras []ExtraRouter, opts Options) *Evaluator {
 	return e
 }
 
-// Snapshot is the snapshot the evaluator routes over.
-func (e *Evaluator) Snapshot() *Snapshot { return e.snap }
-
 func btoi(b bool) int {
 	if b {
 		return 1

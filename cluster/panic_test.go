@@ -21,13 +21,38 @@ conditions:
   - method=queryAll => address=*:20881
 `
 
-// TestRulePanicKeepsLastGood: a rule whose compilation panics, and one whose
-// routing panics (both injected), are rejected: the chain keeps routing by
-// the last good rule (A), reports the panic, and a later good update is
-// taken as usual.
+// panicking is an invocation whose Arguments panics while *armed is set,
+// and disarms it: what a routing panic on a freshly updated snapshot looks
+// like to the chain (the retry on the last good snapshot then succeeds).
+type panicking struct {
+	base.Invocation
+	armed *bool
+}
+
+func (p panicking) Arguments() []any {
+	if *p.armed {
+		*p.armed = false
+		panic("injected route panic")
+	}
+	return p.Invocation.Arguments()
+}
+
+// TestRulePanicKeepsLastGood: an update whose compilation panics (injected
+// through the Adapt option the chain calls while compiling), and one whose
+// first call panics routing (injected through the invocation), are
+// rejected (each panics once): the chain keeps routing by the last good rule (A), reports the
+// panic, and a later good update is taken as usual.
 func TestRulePanicKeepsLastGood(t *testing.T) {
 	var panics []string
-	c := New(consumerURL("c"), Options{Name: iface, OnRulePanic: func(err error) { panics = append(panics, err.Error()) }})
+	compilePanic := false
+	adapt := func(ivk base.Invoker) base.Invoker {
+		if compilePanic { // once: the recompilation of A goes through
+			compilePanic = false
+			panic("injected compile panic")
+		}
+		return ivk
+	}
+	c := New(consumerURL("c"), Options{Name: iface, Adapt: adapt, OnRulePanic: func(err error) { panics = append(panics, err.Error()) }})
 	c.SetInvokers([]base.Invoker{invoker(t, "127.0.0.1:20880", ""), invoker(t, "127.0.0.1:20881", "")})
 	a := condRule(t, iface+"::.condition-router", ruleA)
 	b := condRule(t, iface+"::.condition-router", ruleB)
@@ -39,13 +64,8 @@ func TestRulePanicKeepsLastGood(t *testing.T) {
 	}
 
 	// Compiling B panics.
-	testCompileHook = func(r *[numSlots]RuleRef) {
-		if r[SlotService].Version == b.Version {
-			panic("injected compile panic")
-		}
-	}
+	compilePanic = true
 	c.SetRule(SlotService, b)
-	testCompileHook = nil
 	if got := queryAll(); got != "20880" {
 		t.Errorf("after B panicked compiling: %s, want A's 20880", got)
 	}
@@ -60,13 +80,8 @@ func TestRulePanicKeepsLastGood(t *testing.T) {
 	// again, and A is back in force.
 	c.SetRule(SlotService, b)
 	bGen := c.Snapshot().Generation
-	testRouteHook = func(s *Snapshot) {
-		if s.Rules[SlotService].Version == b.Version {
-			panic("injected route panic")
-		}
-	}
-	got := queryAll()
-	testRouteHook = nil
+	routePanic := true
+	got := ports(c.Route(panicking{call("queryAll", nil), &routePanic}, nil))
 	if got != "20880" {
 		t.Errorf("the call that panicked on B: %s, want A's 20880", got)
 	}
@@ -81,13 +96,8 @@ func TestRulePanicKeepsLastGood(t *testing.T) {
 	}
 	// List (dubbo-go's directory path) is protected the same way.
 	c.SetRule(SlotService, b)
-	testRouteHook = func(s *Snapshot) {
-		if s.Rules[SlotService].Version == b.Version {
-			panic("injected route panic")
-		}
-	}
-	got = ports(c.List(call("queryAll", nil)))
-	testRouteHook = nil
+	routePanic = true
+	got = ports(c.List(panicking{call("queryAll", nil), &routePanic}))
 	if got != "20880" {
 		t.Errorf("List on a panicking rule: %s", got)
 	}

@@ -321,9 +321,6 @@ func (s *Snapshot) Materialize(set *router.Set) []base.Invoker {
 
 // Route routes one call and returns the routed invokers (possibly empty).
 func (s *Snapshot) Route(inv base.Invocation, trace *router.Trace, obs Observer) []base.Invoker {
-	if testRouteHook != nil {
-		testRouteHook(s)
-	}
 	call := CallOf(inv)
 	return s.Materialize(s.RouteSet(&call, trace, obs))
 }

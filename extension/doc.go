@@ -3,9 +3,10 @@
 //
 //	import _ "github.com/dubboroute/dubboroute/extension"
 //
-// The import installs, through the inits of its subpackages (which Go runs
-// after the init of every dubbo-go package they import, so the result does
-// not depend on what else the application imports or in which order):
+// The import installs, through its one init (which Go runs after the init
+// of every dubbo-go package it imports, so the result does not depend on
+// what else the application imports or in which order; extension.go lists
+// the order of the subpackages' Register calls):
 //
 //   - extension/consumer: the consumer chain. Router factories ("tag" is
 //     dubboroute's binding factory; dubbo-go's condition, tag and script

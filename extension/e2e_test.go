@@ -126,6 +126,7 @@ func TestMain(m *testing.M) {
 		{Port: p1, Registry: "memory://"},
 		{Port: p2, Registry: "memory://", Params: map[string]string{"status": "gray"}},
 	} {
+		o.Registered = memory.Registry.Registered(api.Interface)
 		if _, err := provider.Start(o); err != nil {
 			fmt.Fprintln(os.Stderr, "start provider:", err)
 			os.Exit(1)
@@ -460,7 +461,7 @@ func TestProviderChurn(t *testing.T) {
 			raw = u
 		}
 	}
-	if !provider.Leave(p2) {
+	if !memory.Registry.Leave(api.Interface, p2) {
 		t.Fatal("p2 was not registered")
 	}
 	back := false

@@ -6,7 +6,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"github.com/prometheus/client_golang/prometheus"
 
-	_ "github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
+	"github.com/dubboroute/dubboroute/extension/balancers" // Java's load balancers under Java's and dubbo-go's names
 	"github.com/dubboroute/dubboroute/extension/consumer"
 	"github.com/dubboroute/dubboroute/extension/discovery"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
@@ -17,6 +17,7 @@ import (
 	"github.com/dubboroute/dubboroute/extension/nacosrules"
 	"github.com/dubboroute/dubboroute/extension/provider"
 	"github.com/dubboroute/dubboroute/extension/strategies"
+	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/extension/zookeeper"
 	graylb "github.com/dubboroute/dubboroute/loadbalance/gray/dubbogo"
 	"github.com/dubboroute/dubboroute/rules"
@@ -25,25 +26,37 @@ import (
 // This file is the API applications call; it names what the subpackages
 // define (see doc.go for which does what).
 
-// Registration: importing extension imports every subpackage, whose inits
-// register with dubbo-go (consumer, discovery, lane, provider, zookeeper,
-// nacosrules);
-// init here only points the subpackages' settings at the variables below.
-var (
-	_ = consumer.Register
-	_ = discovery.Register
-	_ = lane.Register
-	_ = nacosfollow.Register
-	_ = provider.Register
-	_ = zookeeper.Register
-	_ = nacosrules.Register
-)
-
+// init is dubboroute's one registration with dubbo-go (whose extension
+// registry is filled by package inits, before dubbo.Load): it points the
+// subpackages' settings at the variables below, then registers, in this
+// order (the order the subpackages' own inits ran in before):
+//
+//  1. nacosfollow: Nacos's provider source (extension/source);
+//  2. zkconn: the ZooKeeper config-center factory wrapper (credentials, TLS);
+//  3. discovery: the metadata revision customizer, the ZooKeeper metadata
+//     report, the registry protocol wrapper of application-level migration;
+//  4. lane: the lane configuration from the environment, the proxy factory
+//     wrappers;
+//  5. consumer: router factories, cluster wrappers, registry directories,
+//     the "gray" load balancer, the configurator factory wrapper;
+//  6. nacosrules: Nacos's rule source;
+//  7. provider: the provider registry protocol wrapper, around discovery's;
+//  8. zookeeper: ZooKeeper's rule, provider and override sources.
+//
+// The balancers register from their own package's init (extension/balancers).
 func init() {
 	shared.StartupWait = &StartupWait
 	shared.StartupSettle = &StartupSettle
 	shared.RegistryConfiguratorsWait = &RegistryConfiguratorsWait
 	shared.ScriptDialect = &ScriptDialect
+	nacosfollow.Register()
+	zkconn.Register()
+	discovery.Register()
+	lane.Register()
+	consumer.Register()
+	nacosrules.Register()
+	provider.Register()
+	zookeeper.Register()
 }
 
 // ScriptDialect is how script rules (<provider-app>.script-router) run:
@@ -151,7 +164,9 @@ func Listening(key string) bool { return rulestore.Listening(key) }
 // Collectors returns every dubboroute collector, for
 // prometheus.MustRegister(extension.Collectors()...).
 func Collectors() []prometheus.Collector {
-	return append(metrics.Collectors(), consumer.Collectors()...)
+	out := append(metrics.Collectors(), balancers.Collectors()...)
+	out = append(out, consumer.Collectors()...)
+	return append(out, strategies.Collectors()...)
 }
 
 // GrayPicks reads the gray balancer's pick counters by class (gray,

@@ -120,21 +120,16 @@ func addrValue(a netip.Addr) u128 {
 }
 
 // DefaultResolve resolves a hostname with the system resolver and a short
-// timeout; it is what ParseAddressPattern uses.
+// timeout; what the routers resolve hostname patterns with.
 func DefaultResolve(host string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	return net.DefaultResolver.LookupHost(ctx, host)
 }
 
-// ParseAddressPattern parses an address pattern, resolving a hostname pattern
-// with DefaultResolve. See AddressPattern for the forms and the errors.
-func ParseAddressPattern(s string) (AddressPattern, error) {
-	return ParseAddressPatternWith(s, DefaultResolve)
-}
-
-// ParseAddressPatternWith is ParseAddressPattern with an injected resolver
-// (nil: hostnames never resolve). Only a hostname pattern calls resolve, once.
+// ParseAddressPatternWith parses an address pattern (see AddressPattern for
+// the forms and the errors), resolving a hostname pattern with resolve
+// (DefaultResolve in production; nil: hostnames never resolve). Only a hostname pattern calls resolve, once.
 func ParseAddressPatternWith(s string, resolve func(host string) ([]string, error)) (AddressPattern, error) {
 	s = strings.TrimSpace(s)
 	p := AddressPattern{text: s}

@@ -1,6 +1,7 @@
 package router
 
 import (
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -170,19 +171,7 @@ func (l *CounterLayout) same(o *CounterLayout) bool {
 		}
 	}
 	for i := range l.terms {
-		if !equalIDs(l.terms[i][0], o.terms[i][0]) || !equalIDs(l.terms[i][1], o.terms[i][1]) {
-			return false
-		}
-	}
-	return true
-}
-
-func equalIDs(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
+		if !slices.Equal(l.terms[i][0], o.terms[i][0]) || !slices.Equal(l.terms[i][1], o.terms[i][1]) {
 			return false
 		}
 	}
@@ -256,4 +245,34 @@ func (c *Counters) CountDetail(scope string, br Branch, detail string) uint64 {
 		}
 	}
 	return 0
+}
+
+// Counted is embedded (by value) by every compiled router: its branch
+// counters, which it counts into on the call path, the chain reads
+// (Counters) and carries over a rebuild that kept the rule
+// (AdoptCounters). A compiled router hands it out through a nil-safe
+// accessor (Cells: nil for no rule).
+type Counted struct{ cnt *Counters }
+
+// Counters are the branch counters (nil for a nil Counted, or none).
+func (c *Counted) Counters() *Counters {
+	if c == nil {
+		return nil
+	}
+	return c.cnt
+}
+
+// SetCounters makes cnt the counters (at compile time).
+func (c *Counted) SetCounters(cnt *Counters) { c.cnt = cnt }
+
+// AdoptCounters makes c count into prev's cells when both were compiled
+// from the same rule (the same accepted version, or both without a rule)
+// with the same layout: counters survive a snapshot rebuild for a provider
+// change and start again with a new rule version. It must be called
+// before c is used.
+func (c *Counted) AdoptCounters(prev *Counted) {
+	if c == nil || prev == nil {
+		return
+	}
+	c.cnt = c.cnt.Adopt(prev.cnt)
 }

@@ -2,6 +2,7 @@ package router
 
 import (
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -234,7 +235,7 @@ func (u *Universe) intern(w []uint64) *Set {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	for _, s := range u.byHash[h] {
-		if equalWords(s.words, w) {
+		if slices.Equal(s.words, w) {
 			return s
 		}
 	}
@@ -253,18 +254,6 @@ func popcount(w []uint64) int {
 		c += bits.OnesCount64(x)
 	}
 	return c
-}
-
-func equalWords(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func hashWords(w []uint64) uint64 {

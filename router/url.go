@@ -155,17 +155,10 @@ func (u *URL) Param(key string) string { return u.Params.Value(key) }
 
 // Get looks a key up the way Java's URL.toOriginalMap would expose it.
 func (u *URL) Get(key string) (string, bool) {
+	if v, ok := u.stringField(key); ok {
+		return v, v != ""
+	}
 	switch key {
-	case "protocol":
-		return u.Protocol, u.Protocol != ""
-	case "username":
-		return u.Username, u.Username != ""
-	case "password":
-		return u.Password, u.Password != ""
-	case "host":
-		return u.Host, u.Host != ""
-	case "path":
-		return u.Path, u.Path != ""
 	case "port":
 		if u.Port > 0 {
 			return strconv.Itoa(u.Port), true
@@ -185,21 +178,31 @@ func (u *URL) Get(key string) (string, bool) {
 // fields protocol, username, password, host, port ("0" without a port) and
 // path, else the parameter.
 func (u *URL) RawParameter(key string) (string, bool) {
-	switch key {
-	case "protocol":
-		return u.Protocol, u.Protocol != ""
-	case "username":
-		return u.Username, u.Username != ""
-	case "password":
-		return u.Password, u.Password != ""
-	case "host":
-		return u.Host, u.Host != ""
-	case "port":
+	if v, ok := u.stringField(key); ok {
+		return v, v != ""
+	}
+	if key == "port" {
 		return strconv.Itoa(u.Port), true
-	case "path":
-		return u.Path, u.Path != ""
 	}
 	return u.Params.Get(key)
+}
+
+// stringField is the string field Java names key (protocol, username,
+// password, host, path); ok is false for any other key.
+func (u *URL) stringField(key string) (v string, ok bool) {
+	switch key {
+	case "protocol":
+		return u.Protocol, true
+	case "username":
+		return u.Username, true
+	case "password":
+		return u.Password, true
+	case "host":
+		return u.Host, true
+	case "path":
+		return u.Path, true
+	}
+	return "", false
 }
 
 // Application is the URL's application parameter.

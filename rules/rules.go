@@ -199,3 +199,15 @@ func CheckText(kind Kind, content string) error {
 func IsIgnored(err error) bool {
 	return errors.Is(err, condition.ErrUnsupportedVersion) || errors.Is(err, condition.ErrRuleInvalid) || errors.Is(err, mesh.ErrIncomplete) || errors.Is(err, affinity.ErrInvalid)
 }
+
+// Deletes reports whether a state of key leaves it without a rule: the key
+// does not exist (exists false), or it is a routing rule key (every kind
+// but configurators) whose content is blank. A configurators key's blank
+// content is content, which Java's configurator listener rejects (the list
+// in force stays). This is the one place the decision is made:
+// extension/source.NewRuleEvent builds every rule source's events with it,
+// and a reader of rule contents from elsewhere (a file, the CLI's store)
+// asks it too.
+func Deletes(key string, exists bool, content string) bool {
+	return !exists || (strings.TrimSpace(content) == "" && !strings.HasSuffix(key, ConfiguratorsSuffix))
+}

@@ -133,3 +133,26 @@ func TestParseMeshScriptAffinityKeys(t *testing.T) {
 		t.Errorf("configurators nested 53 deep: %v", err)
 	}
 }
+
+// TestDeletes: a missing key deletes every kind; blank content deletes a
+// routing rule key but not a configurators key.
+func TestDeletes(t *testing.T) {
+	for _, c := range []struct {
+		key     string
+		exists  bool
+		content string
+		want    bool
+	}{
+		{"app.condition-router", false, "", true},
+		{"app.condition-router", true, "", true},
+		{"app.tag-router", true, "\n \t", true},
+		{"app.tag-router", true, "force: true", false},
+		{"com.foo.Bar::.configurators", false, "", true},
+		{"com.foo.Bar::.configurators", true, "", false},
+		{"app.configurators", true, " ", false},
+	} {
+		if got := Deletes(c.key, c.exists, c.content); got != c.want {
+			t.Errorf("Deletes(%q, %v, %q) = %v, want %v", c.key, c.exists, c.content, got, c.want)
+		}
+	}
+}

@@ -61,9 +61,6 @@ func PutRule(key, content string) { Configs.Put(DefaultGroup, key, content) }
 // listeners with EventTypeDel if it existed.
 func DeleteRule(key string) { Configs.Delete(DefaultGroup, key) }
 
-// GetRule returns the rule under key in group "dubbo".
-func GetRule(key string) (string, bool) { return Configs.Get(DefaultGroup, key) }
-
 // Put stores value and notifies the key's listeners.
 func (s *ConfigStore) Put(group, key, value string) {
 	s.deliver.Lock()

@@ -45,6 +45,37 @@ func NewHub() *Hub {
 // Registry is the process-wide hub behind the "memory" registry extension.
 var Registry = NewHub()
 
+// Registered returns a function that reports whether a provider of iface
+// listening on port is registered (a provider's Options.Registered in
+// samples/bookfacade/provider: the memory registry's export returns before
+// the provider is visible).
+func (h *Hub) Registered(iface string) func(port int) bool {
+	return func(port int) bool { return len(h.onPort(iface, port)) > 0 }
+}
+
+// Leave removes the providers of iface on port (as if their ZooKeeper
+// session ended) without stopping their listener; subscribers drop them
+// on the notification. It reports whether anything was removed.
+func (h *Hub) Leave(iface string, port int) bool {
+	urls := h.onPort(iface, port)
+	for _, u := range urls {
+		_ = h.Unregister(u)
+	}
+	return len(urls) > 0
+}
+
+// onPort are the provider URLs of iface whose address has port.
+func (h *Hub) onPort(iface string, port int) []string {
+	want := ":" + strconv.Itoa(port) + "/"
+	var out []string
+	for _, u := range h.Providers(iface) {
+		if strings.Contains(u, want) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // Providers returns the provider URLs registered for an interface, sorted.
 func (h *Hub) Providers(iface string) []string {
 	h.mu.Lock()
@@ -61,16 +92,25 @@ func (h *Hub) providerList(iface string) []string {
 	return out
 }
 
+// interfaceOf is the interface of a provider URL given to op (register,
+// unregister); an error if it does not parse or names none.
+func interfaceOf(op, raw string) (string, error) {
+	pu, err := common.NewURL(raw)
+	if err != nil {
+		return "", fmt.Errorf("memory registry: %s %q: %w", op, raw, err)
+	}
+	if pu.Service() == "" {
+		return "", fmt.Errorf("memory registry: %s %q: no interface", op, raw)
+	}
+	return pu.Service(), nil
+}
+
 // Register adds a provider URL (as it would be written to
 // /dubbo/<interface>/providers) and notifies subscribers of the interface.
 func (h *Hub) Register(raw string) error {
-	pu, err := common.NewURL(raw)
+	iface, err := interfaceOf("register", raw)
 	if err != nil {
-		return fmt.Errorf("memory registry: register %q: %w", raw, err)
-	}
-	iface := pu.Service()
-	if iface == "" {
-		return fmt.Errorf("memory registry: register %q: no interface", raw)
+		return err
 	}
 	h.change(iface, func() {
 		m := h.providers[iface]
@@ -85,11 +125,10 @@ func (h *Hub) Register(raw string) error {
 
 // Unregister removes a provider URL registered with Register.
 func (h *Hub) Unregister(raw string) error {
-	pu, err := common.NewURL(raw)
+	iface, err := interfaceOf("unregister", raw)
 	if err != nil {
-		return fmt.Errorf("memory registry: unregister %q: %w", raw, err)
+		return err
 	}
-	iface := pu.Service()
 	h.change(iface, func() {
 		if m := h.providers[iface]; m != nil {
 			if m[raw] <= 1 {
@@ -211,6 +250,11 @@ func newRegistry(u *common.URL) (registry.Registry, error) {
 
 // GetURL implements common.Node.
 func (r *registryView) GetURL() *common.URL { return r.url }
+
+// DefaultHost is the host the registry writes into a provider URL without
+// one (DefaultHost); extension/provider reads it to match provider-side
+// configurators against the registered host.
+func (r *registryView) DefaultHost() string { return DefaultHost }
 
 // IsAvailable implements common.Node.
 func (r *registryView) IsAvailable() bool {

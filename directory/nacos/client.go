@@ -10,11 +10,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	serveraddrs "github.com/dubboroute/dubboroute/directory/internal/addrs"
 )
 
 // Defaults, as Java Dubbo's Nacos config center and the Nacos clients use
@@ -80,9 +81,7 @@ type options struct {
 	pollTimeout time.Duration
 	username    string
 	password    string
-	contextPath string
 	logger      *slog.Logger
-	httpClient  *http.Client
 }
 
 // WithNamespace sets the namespace (Nacos tenant) id of every operation.
@@ -108,16 +107,13 @@ func WithCredentials(username, password string) Option {
 	return func(o *options) { o.username, o.password = username, password }
 }
 
-// WithContextPath sets the server's context path. Default "/nacos".
-func WithContextPath(p string) Option { return func(o *options) { o.contextPath = p } }
-
 // WithLogger sets the logger for connection state and config changes.
 // Default: discard.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithHTTPClient sets the HTTP client (its Timeout must be zero or above
-// the poll timeout). Default: a client of its own with keep-alive.
-func WithHTTPClient(h *http.Client) Option { return func(o *options) { o.httpClient = h } }
+// contextPath is the path Nacos serves its OpenAPI under (its default
+// server.servlet.contextPath).
+const contextPath = "/nacos"
 
 // Client talks to one Nacos cluster through its HTTP OpenAPI. It is safe for
 // concurrent use. Close it when done.
@@ -168,7 +164,6 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 		group:       DefaultGroup,
 		timeout:     DefaultTimeout,
 		pollTimeout: DefaultPollTimeout,
-		contextPath: "/nacos",
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -193,10 +188,6 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 			return nil, fmt.Errorf("nacos: dial: %w", err)
 		}
 	}
-	o.contextPath = "/" + strings.Trim(o.contextPath, "/")
-	if o.contextPath == "/" {
-		o.contextPath = ""
-	}
 	if o.logger == nil {
 		o.logger = slog.New(slog.DiscardHandler)
 	}
@@ -204,15 +195,12 @@ func New(addrs []string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nacos: dial: %w", err)
 	}
-	hc := o.httpClient
-	if hc == nil {
-		hc = &http.Client{Transport: &http.Transport{
-			Proxy:               nil, // loopback and in-cluster servers: never through a proxy
-			DialContext:         (&net.Dialer{Timeout: o.timeout, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConnsPerHost: 8,
-			IdleConnTimeout:     90 * time.Second,
-		}}
-	}
+	hc := &http.Client{Transport: &http.Transport{
+		Proxy:               nil, // loopback and in-cluster servers: never through a proxy
+		DialContext:         (&net.Dialer{Timeout: o.timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 8,
+		IdleConnTimeout:     90 * time.Second,
+	}}
 	c := &Client{opts: o, log: o.logger, http: hc, addrs: servers, closed: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.watch.init(c)
@@ -225,7 +213,7 @@ func (c *Client) Close() {
 		close(c.closed)
 		c.cancel()
 		c.wg.Wait()
-		if t, ok := c.http.Transport.(*http.Transport); ok && c.opts.httpClient == nil {
+		if t, ok := c.http.Transport.(*http.Transport); ok {
 			t.CloseIdleConnections()
 		}
 	})
@@ -309,7 +297,7 @@ func (c *Client) Call(ctx context.Context, r Request) (*Response, error) {
 			c.dropToken()
 			continue
 		}
-		return resp, &StatusError{Server: resp.Server, Path: c.opts.contextPath + r.Path, Status: resp.Status, Body: cut(string(resp.Body), 200)}
+		return resp, &StatusError{Server: resp.Server, Path: contextPath + r.Path, Status: resp.Status, Body: cut(string(resp.Body), 200)}
 	}
 }
 
@@ -331,7 +319,7 @@ func (c *Client) callServers(ctx context.Context, r Request) (*Response, error) 
 			break
 		}
 	}
-	return nil, fmt.Errorf("%s %s: %w", r.Method, c.opts.contextPath+r.Path, lastErr)
+	return nil, fmt.Errorf("%s %s: %w", r.Method, contextPath+r.Path, lastErr)
 }
 
 func (c *Client) callOne(ctx context.Context, server string, r Request) (*Response, error) {
@@ -346,7 +334,7 @@ func (c *Client) callOne(ctx context.Context, server string, r Request) (*Respon
 		}
 		params.Set("accessToken", tok)
 	}
-	u := "http://" + server + c.opts.contextPath + r.Path
+	u := "http://" + server + contextPath + r.Path
 	var body io.Reader
 	form := r.Method == http.MethodPost || r.Method == http.MethodPut
 	if form {
@@ -388,7 +376,7 @@ func (c *Client) accessToken(ctx context.Context, server string) (string, error)
 		return c.token, nil
 	}
 	form := url.Values{"username": {c.opts.username}, "password": {c.opts.password}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+server+c.opts.contextPath+"/v1/auth/login", strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+server+contextPath+"/v1/auth/login", strings.NewReader(form.Encode()))
 	if err != nil {
 		return "", err
 	}
@@ -401,7 +389,7 @@ func (c *Client) accessToken(ctx context.Context, server string) (string, error)
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("login as %q at %s: %w", c.opts.username, server,
-			&StatusError{Server: server, Path: c.opts.contextPath + "/v1/auth/login", Status: resp.StatusCode, Body: cut(string(data), 200)})
+			&StatusError{Server: server, Path: contextPath + "/v1/auth/login", Status: resp.StatusCode, Body: cut(string(data), 200)})
 	}
 	var ans struct {
 		AccessToken string `json:"accessToken"`
@@ -448,36 +436,8 @@ func checkName(what, s string) error {
 	return nil
 }
 
-func normalizeAddrs(addrs []string) ([]string, error) {
-	var out []string
-	for _, a := range addrs {
-		for _, s := range strings.Split(a, ",") {
-			s = strings.TrimSpace(s)
-			for _, p := range []string{"nacos://", "http://"} {
-				s = strings.TrimPrefix(s, p)
-			}
-			if i := strings.IndexAny(s, "/?"); i >= 0 {
-				s = s[:i]
-			}
-			if s == "" {
-				continue
-			}
-			if _, port, err := net.SplitHostPort(s); err != nil {
-				if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-					s += ":" + DefaultPort
-				} else {
-					s = net.JoinHostPort(s, DefaultPort)
-				}
-			} else if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-				return nil, fmt.Errorf("address %q: bad port", s)
-			}
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no Nacos address given")
-	}
-	return out, nil
+func normalizeAddrs(list []string) ([]string, error) {
+	return serveraddrs.Normalize(list, "Nacos", DefaultPort, "nacos://", "http://")
 }
 
 func contains(list []int, v int) bool {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/directory/nacos"
 	inacos "github.com/dubboroute/dubboroute/integration/nacos"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // wait bounds every wait for something the server or client must do.
@@ -169,7 +171,7 @@ func TestWatchAddUpdateDeleteInOrder(t *testing.T) {
 	if _, err := w.PutRule(ctx(t), key, "v: 0\n"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, ch); ev.Type != nacos.ConfigAdded || ev.Content != "v: 0\n" || ev.MD5 != nacos.MD5("v: 0\n") || ev.Key != key || ev.Group != "dubbo" {
+	if ev := next(t, ch); ev.Type != watch.Added || ev.Content != "v: 0\n" || ev.MD5 != nacos.MD5("v: 0\n") || ev.Key != key || ev.Group != "dubbo" {
 		t.Fatalf("first event %+v, want add of v: 0", ev)
 	}
 	// 20 quick updates: the events are a subsequence of the writes, in
@@ -184,7 +186,7 @@ func TestWatchAddUpdateDeleteInOrder(t *testing.T) {
 	for last < n {
 		ev := next(t, ch)
 		var v int
-		if _, err := fmt.Sscanf(ev.Content, "v: %d\n", &v); err != nil || ev.Type != nacos.ConfigUpdated {
+		if _, err := fmt.Sscanf(ev.Content, "v: %d\n", &v); err != nil || ev.Type != watch.Updated {
 			t.Fatalf("event %+v, want an update", ev)
 		}
 		if v <= last {
@@ -196,14 +198,14 @@ func TestWatchAddUpdateDeleteInOrder(t *testing.T) {
 	if err := w.DeleteRule(ctx(t), key); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, ch); ev.Type != nacos.ConfigDeleted || ev.Content != "" || ev.MD5 != "" {
+	if ev := next(t, ch); ev.Type != watch.Deleted || ev.Content != "" || ev.MD5 != "" {
 		t.Fatalf("after delete: %+v, want a delete", ev)
 	}
 	// Delete then re-create with the same content as before the delete.
 	if _, err := w.PutRule(ctx(t), key, fmt.Sprintf("v: %d\n", n)); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, ch); ev.Type != nacos.ConfigAdded || ev.Content != fmt.Sprintf("v: %d\n", n) {
+	if ev := next(t, ch); ev.Type != watch.Added || ev.Content != fmt.Sprintf("v: %d\n", n) {
 		t.Fatalf("after re-create: %+v, want an add", ev)
 	}
 }
@@ -218,20 +220,20 @@ func TestWatchersAndCancel(t *testing.T) {
 	ctxA, cancelA := context.WithCancel(context.Background())
 	defer cancelA()
 	chA, _ := c.WatchRule(ctxA, a)
-	if ev := next(t, chA); ev.Type != nacos.ConfigAdded {
+	if ev := next(t, chA); ev.Type != watch.Added {
 		t.Fatalf("a: %+v", ev)
 	}
 	// A second watcher of a and a watcher of b join a poll under way: both
 	// get their current state without waiting for the poll to time out.
 	chA2, _ := c.WatchRule(ctx(t), a)
-	if ev := next(t, chA2); ev.Type != nacos.ConfigAdded || ev.Content != "a: 1\n" {
+	if ev := next(t, chA2); ev.Type != watch.Added || ev.Content != "a: 1\n" {
 		t.Fatalf("second watcher of a: %+v", ev)
 	}
 	chB, _ := c.WatchRule(ctx(t), b)
 	if _, err := w.PutRule(ctx(t), b, "b: 1\n"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, chB); ev.Type != nacos.ConfigAdded || ev.Content != "b: 1\n" {
+	if ev := next(t, chB); ev.Type != watch.Added || ev.Content != "b: 1\n" {
 		t.Fatalf("b: %+v", ev)
 	}
 	if got := c.Watched(); got != 2 {
@@ -253,7 +255,7 @@ func TestWatchersAndCancel(t *testing.T) {
 	if _, err := w.PutRule(ctx(t), a, "a: 2\n"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, chA2); ev.Type != nacos.ConfigUpdated || ev.Content != "a: 2\n" {
+	if ev := next(t, chA2); ev.Type != watch.Updated || ev.Content != "a: 2\n" {
 		t.Fatalf("remaining watcher of a: %+v", ev)
 	}
 	// Close ends every watch.

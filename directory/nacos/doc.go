@@ -26,8 +26,8 @@
 // the MD5 it last read for every watched key (one request per Client for
 // all its keys, re-sent when the set of keys changes) and, when the server
 // names a key as changed, re-reads it. Each watcher gets its own ordered
-// stream of events built from those reads: ConfigAdded, ConfigUpdated
-// (a new MD5) and ConfigDeleted (the config is gone; Nacos refuses to store
+// stream of events built from those reads: watch.Added, watch.Updated
+// (a new MD5) and watch.Deleted (the config is gone; Nacos refuses to store
 // empty content, so there is no other way to "empty" a config). Several
 // changes faster than one read arrive as one event carrying the latest
 // content, so the last event a watcher sees is always Nacos's latest state.

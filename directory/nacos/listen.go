@@ -10,36 +10,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // listenerPath is the 1.x long-polling config listener.
 const listenerPath = "/v1/cs/configs/listener"
-
-// EventType says what happened to a config.
-type EventType int
-
-// Config event types.
-const (
-	// ConfigAdded: the config exists and did not before (or the watch
-	// started and found it).
-	ConfigAdded EventType = iota + 1
-	// ConfigUpdated: the config's content changed (a new MD5).
-	ConfigUpdated
-	// ConfigDeleted: the config is gone.
-	ConfigDeleted
-)
-
-func (t EventType) String() string {
-	switch t {
-	case ConfigAdded:
-		return "add"
-	case ConfigUpdated:
-		return "update"
-	case ConfigDeleted:
-		return "delete"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
 
 // ConfigEvent is one change of a watched config.
 type ConfigEvent struct {
@@ -48,10 +24,13 @@ type ConfigEvent struct {
 	DataID    string
 	Group     string
 	Namespace string // "" for public
-	Type      EventType
-	// Content is the config text ("" for ConfigDeleted).
+	// Type is watch.Added when the config exists and did not before (or
+	// the watch started and found it), watch.Updated when its content
+	// changed (a new MD5), watch.Deleted when it is gone.
+	Type watch.EventType
+	// Content is the config text ("" for watch.Deleted).
 	Content string
-	// MD5 is the content's MD5, the revision ("" for ConfigDeleted).
+	// MD5 is the content's MD5, the revision ("" for watch.Deleted).
 	MD5 string
 }
 
@@ -67,7 +46,7 @@ func (c *Client) WatchRule(ctx context.Context, key string) (<-chan ConfigEvent,
 // WatchConfig reports the changes of a config of group ("" for the
 // client's group) until ctx ends or the client closes; then the channel is
 // closed. The first event is the config's state when the watch starts:
-// ConfigAdded if it exists, nothing if not. Events come in the order the
+// watch.Added if it exists, nothing if not. Events come in the order the
 // client read the states; a watcher that reads slowly gets the latest
 // state, never an older one after a newer. Changes made while the server
 // was unreachable are reported once it answers again.
@@ -151,11 +130,11 @@ func (s *sub) run(ctx context.Context, c *Client) {
 		ev := ConfigEvent{Key: s.key, DataID: s.at.dataID, Group: s.at.group, Namespace: c.opts.namespace}
 		switch {
 		case st.present && !s.present:
-			ev.Type, ev.Content, ev.MD5 = ConfigAdded, st.content, st.md5
+			ev.Type, ev.Content, ev.MD5 = watch.Added, st.content, st.md5
 		case st.present && st.md5 != s.md5:
-			ev.Type, ev.Content, ev.MD5 = ConfigUpdated, st.content, st.md5
+			ev.Type, ev.Content, ev.MD5 = watch.Updated, st.content, st.md5
 		case !st.present && s.present:
-			ev.Type = ConfigDeleted
+			ev.Type = watch.Deleted
 		default:
 			continue
 		}

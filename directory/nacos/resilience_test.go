@@ -7,6 +7,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/directory/nacos"
 	inacos "github.com/dubboroute/dubboroute/integration/nacos"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // A server restart: the long-poll breaks, the listener retries, and once
@@ -37,7 +39,7 @@ func TestWatchFollowsServerRestartAndCut(t *testing.T) {
 	if _, err := w.PutRule(ctx(t), key, "v: 2\n"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, ch); ev.Type != nacos.ConfigUpdated || ev.Content != "v: 2\n" {
+	if ev := next(t, ch); ev.Type != watch.Updated || ev.Content != "v: 2\n" {
 		t.Fatalf("after restart: %+v", ev)
 	}
 	if !strings.Contains(logs.String(), "re-read") {
@@ -59,7 +61,7 @@ func TestWatchFollowsServerRestartAndCut(t *testing.T) {
 	}
 	none(t, ch, time.Second)
 	proxy.Restore()
-	if ev := next(t, ch); ev.Type != nacos.ConfigUpdated || ev.Content != "v: 4\n" {
+	if ev := next(t, ch); ev.Type != watch.Updated || ev.Content != "v: 4\n" {
 		t.Fatalf("after the cut: %+v, want the latest (v: 4)", ev)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/dubboroute/dubboroute/directory/internal/addrs"
 )
 
 // Defaults, as Java Dubbo's ZooKeeper client and config center use them.
@@ -346,32 +348,8 @@ func normalizeRoot(root string) (string, error) {
 	return root, nil
 }
 
-func normalizeAddrs(addrs []string) ([]string, error) {
-	var out []string
-	for _, a := range addrs {
-		for _, s := range strings.Split(a, ",") {
-			s = strings.TrimSpace(s)
-			s = strings.TrimPrefix(s, "zookeeper://")
-			if i := strings.IndexAny(s, "/?"); i >= 0 {
-				s = s[:i]
-			}
-			if s == "" {
-				continue
-			}
-			if _, _, err := net.SplitHostPort(s); err != nil {
-				if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
-					s += ":2181" // bracketed IPv6 literal without a port
-				} else {
-					s = net.JoinHostPort(s, "2181")
-				}
-			}
-			out = append(out, s)
-		}
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no ZooKeeper address given")
-	}
-	return out, nil
+func normalizeAddrs(list []string) ([]string, error) {
+	return addrs.Normalize(list, "ZooKeeper", "2181", "zookeeper://")
 }
 
 // zkLogger sends go-zookeeper's own messages to the debug log.

@@ -12,6 +12,8 @@ import (
 	gozk "github.com/go-zookeeper/zk"
 
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // wait bounds every wait for something the server or client must do.
@@ -110,7 +112,7 @@ func nextRule(t *testing.T, ch <-chan zookeeper.RuleEvent, after string) zookeep
 }
 
 // expectRule waits for the next rule event and checks it.
-func expectRule(t *testing.T, ch <-chan zookeeper.RuleEvent, after string, typ zookeeper.EventType, content string, version int32) {
+func expectRule(t *testing.T, ch <-chan zookeeper.RuleEvent, after string, typ watch.EventType, content string, version int32) {
 	t.Helper()
 	ev := nextRule(t, ch, after)
 	if ev.Type != typ || ev.Content != content || ev.Version != version {
@@ -178,7 +180,7 @@ func awaitRuleContent(t *testing.T, ch <-chan zookeeper.RuleEvent, after, conten
 				t.Fatalf("rule watch closed while waiting for %q after %s", content, after)
 			}
 			last = ev
-			if ev.Content == content && ev.Type != zookeeper.RuleDeleted {
+			if ev.Content == content && ev.Type != watch.Deleted {
 				return ev
 			}
 		case <-deadline:

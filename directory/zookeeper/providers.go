@@ -91,14 +91,10 @@ func (w *providerWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	children, _, ch, err := w.c.conn.ChildrenW(w.path)
 	err = w.c.authErr("list", w.path, err)
 	if errors.Is(err, zk.ErrNoNode) {
-		exists, _, ech, err := w.c.conn.ExistsW(w.path)
-		if err != nil {
-			return nil, err
+		if ch, err = w.c.armAbsent(w.path); err != nil || ch == fired {
+			return ch, err
 		}
-		if exists {
-			return fired, nil // created in between: read again
-		}
-		children, ch = nil, ech
+		children = nil
 	} else if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/integration/zk"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 func TestDialUnreachableServerFailsWithinTimeout(t *testing.T) {
@@ -78,7 +80,7 @@ func TestSurvivesServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectRule(t, rules, "watch start", zookeeper.RuleAdded, "v1", 0)
+	expectRule(t, rules, "watch start", watch.Added, "v1", 0)
 	lists, err := c.WatchProviders(wctx, bookFacade)
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +150,7 @@ func TestSurvivesSessionExpiry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectRule(t, rules, "watch start", zookeeper.RuleAdded, "before", 0)
+	expectRule(t, rules, "watch start", watch.Added, "before", 0)
 	lists, err := c.WatchProviders(wctx, bookFacade)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +192,7 @@ func TestSurvivesSessionExpiry(t *testing.T) {
 
 	proxy.Restore()
 	ev := awaitRuleContent(t, rules, "reconnect after expiry", "during-expiry")
-	if ev.Type != zookeeper.RuleUpdated || ev.Version != 1 {
+	if ev.Type != watch.Updated || ev.Version != 1 {
 		t.Fatalf("missed rule change reported as %+v; want update v1", ev)
 	}
 	awaitProviders(t, lists, "reconnect after expiry", "127.0.0.1:20882")

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // MaxRuleBytes is the largest rule PutRule writes. ZooKeeper's default
@@ -16,38 +18,20 @@ import (
 // for the path and the request header.
 const MaxRuleBytes = 0xfffff - 4096
 
-// EventType says what happened to a rule.
-type EventType int
-
-// Rule event types.
-const (
-	// RuleAdded: the rule now has content and had none before (the node was
-	// created, or was empty).
-	RuleAdded EventType = iota + 1
-	// RuleUpdated: the rule's content was rewritten.
-	RuleUpdated
-	// RuleDeleted: the node was deleted, or its content set to empty.
-	RuleDeleted
-)
-
-func (t EventType) String() string {
-	switch t {
-	case RuleAdded:
-		return "add"
-	case RuleUpdated:
-		return "update"
-	case RuleDeleted:
-		return "delete"
-	}
-	return fmt.Sprintf("EventType(%d)", int(t))
-}
-
 // RuleEvent is one change of a rule node.
 type RuleEvent struct {
 	Key  string
 	Path string
-	Type EventType
-	// Content is the rule text ("" for RuleDeleted).
+	// Type is watch.Added when the node exists and did not before (it was
+	// created, or the watch started and found it), with whatever content
+	// it holds, empty included; watch.Updated when its content was
+	// rewritten (possibly to empty); watch.Deleted when it is gone.
+	// Whether a node's content (an empty one, say) means "no rule" is not
+	// decided here: that is the reader's business
+	// (extension/source.NewRuleEvent for dubboroute's consumers).
+	Type watch.EventType
+	// Content is the node's text ("" for watch.Deleted, and for an empty
+	// node).
 	Content string
 	// Version is the node's data version, -1 when the node does not exist.
 	// It does not identify the content: a node deleted and created again
@@ -124,7 +108,8 @@ func (c *Client) GetRuleRevision(ctx context.Context, key string) (content strin
 
 // PutRule writes a rule, creating the node and its missing parents as Dubbo
 // Admin does, and returns the node's new data version. Empty content is
-// written as such; watchers treat it as a delete.
+// written as such (a node without data, reported by WatchRule as content
+// "", not as a delete).
 func (c *Client) PutRule(ctx context.Context, key, content string) (int32, error) {
 	path, err := c.RulePath(key)
 	if err != nil {
@@ -176,7 +161,8 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 
 // WatchRule reports the changes of a rule until ctx ends or the client is
 // closed; then the channel is closed. The first event is the rule's state
-// when the watch starts: RuleAdded if it has content, nothing if not.
+// when the watch starts: watch.Added if the node exists (even empty), nothing
+// if not.
 // Changes made while the session was lost are reported once it is back.
 func (c *Client) WatchRule(ctx context.Context, key string) (<-chan RuleEvent, error) {
 	path, err := c.RulePath(key)
@@ -199,7 +185,7 @@ type ruleWatch struct {
 	path string
 	out  chan<- RuleEvent
 
-	present bool  // the last reported state had content
+	present bool  // the last reported state was an existing node
 	czxid   int64 // creation and modification zxids of the last reported content
 	mzxid   int64
 }
@@ -209,34 +195,23 @@ func (w *ruleWatch) read(ctx context.Context) (<-chan zk.Event, error) {
 	data, stat, ch, err := w.c.conn.GetW(w.path)
 	err = w.c.authErr("read", w.path, err)
 	if errors.Is(err, zk.ErrNoNode) {
-		exists, _, ech, err := w.c.conn.ExistsW(w.path)
-		if err != nil {
-			return nil, err
+		ech, err := w.c.armAbsent(w.path)
+		if err != nil || ech == fired || !w.present {
+			return ech, err
 		}
-		if exists {
-			return fired, nil // created in between: read again
-		}
-		if w.present {
-			w.present = false
-			return ech, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: -1})
-		}
-		return ech, nil
+		w.present = false
+		return ech, w.emit(ctx, RuleEvent{Type: watch.Deleted, Version: -1})
 	}
 	if err != nil {
 		return nil, err
 	}
 	switch {
-	case len(data) == 0:
-		if w.present {
-			w.present = false
-			return ch, w.emit(ctx, RuleEvent{Type: RuleDeleted, Version: stat.Version, Revision: revisionOf(stat)})
-		}
 	case !w.present:
 		w.present, w.czxid, w.mzxid = true, stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleAdded, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
+		return ch, w.emit(ctx, RuleEvent{Type: watch.Added, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	case stat.Czxid != w.czxid || stat.Mzxid != w.mzxid:
 		w.czxid, w.mzxid = stat.Czxid, stat.Mzxid
-		return ch, w.emit(ctx, RuleEvent{Type: RuleUpdated, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
+		return ch, w.emit(ctx, RuleEvent{Type: watch.Updated, Content: string(data), Version: stat.Version, Revision: revisionOf(stat)})
 	}
 	return ch, nil
 }
@@ -256,6 +231,19 @@ func (w *ruleWatch) emit(ctx context.Context, ev RuleEvent) error {
 
 // errStopped ends a watch loop: its consumer is gone.
 var errStopped = errors.New("watch stopped")
+
+// armAbsent arms a watch on a node a read found missing: the exists
+// watch, or fired when the node was created in between (read again).
+func (c *Client) armAbsent(path string) (<-chan zk.Event, error) {
+	exists, _, ch, err := c.conn.ExistsW(path)
+	switch {
+	case err != nil:
+		return nil, err
+	case exists:
+		return fired, nil
+	}
+	return ch, nil
+}
 
 // fired is an already-fired watch: the loop reads again at once.
 var fired = func() <-chan zk.Event {

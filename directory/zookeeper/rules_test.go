@@ -11,6 +11,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/integration/zk"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 const serviceRule = `scope: service
@@ -149,10 +151,10 @@ func TestWatchRuleSeesAddUpdateDeleteInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := nextRule(t, events, "create v1")
-	if ev.Type != zookeeper.RuleAdded || ev.Content != "v1" || ev.Version != 0 || ev.Key != key || ev.Path != path {
+	if ev.Type != watch.Added || ev.Content != "v1" || ev.Version != 0 || ev.Key != key || ev.Path != path {
 		t.Fatalf("after create: %+v", ev)
 	}
-	step := func(what string, write func() error, typ zookeeper.EventType, content string, version int32) {
+	step := func(what string, write func() error, typ watch.EventType, content string, version int32) {
 		t.Helper()
 		if err := write(); err != nil {
 			t.Fatalf("%s: %v", what, err)
@@ -162,32 +164,45 @@ func TestWatchRuleSeesAddUpdateDeleteInOrder(t *testing.T) {
 	set := func(data string) func() error {
 		return func() error { _, err := admin.Set(path, []byte(data), -1); return err }
 	}
-	step("set v2", set("v2"), zookeeper.RuleUpdated, "v2", 1)
-	step("set v3", set("v3"), zookeeper.RuleUpdated, "v3", 2)
-	step("set empty", set(""), zookeeper.RuleDeleted, "", 3)
-	step("set v4 after empty", set("v4"), zookeeper.RuleAdded, "v4", 4)
-	step("delete", func() error { return admin.Delete(path, -1) }, zookeeper.RuleDeleted, "", -1)
+	step("set v2", set("v2"), watch.Updated, "v2", 1)
+	step("set v3", set("v3"), watch.Updated, "v3", 2)
+	// An empty node is content, not a delete: what it means is the
+	// reader's decision (extension/source.NewRuleEvent).
+	step("set empty", set(""), watch.Updated, "", 3)
+	step("set v4 after empty", set("v4"), watch.Updated, "v4", 4)
+	step("delete", func() error { return admin.Delete(path, -1) }, watch.Deleted, "", -1)
 	step("re-create v5", func() error {
 		_, err := admin.Create(path, []byte("v5"), 0, gozk.WorldACL(gozk.PermAll))
 		return err
-	}, zookeeper.RuleAdded, "v5", 0)
+	}, watch.Added, "v5", 0)
 	// Our own writes are seen like anyone else's.
-	step("PutRule v6", func() error { _, err := c.PutRule(ctx(t), key, "v6"); return err }, zookeeper.RuleUpdated, "v6", 1)
-	step("DeleteRule", func() error { return c.DeleteRule(ctx(t), key) }, zookeeper.RuleDeleted, "", -1)
+	step("PutRule v6", func() error { _, err := c.PutRule(ctx(t), key, "v6"); return err }, watch.Updated, "v6", 1)
+	step("DeleteRule", func() error { return c.DeleteRule(ctx(t), key) }, watch.Deleted, "", -1)
 
 	// A second watch of an existing rule starts with its current state.
 	if _, err := c.PutRule(ctx(t), key, "v7"); err != nil {
 		t.Fatal(err)
 	}
-	expectRule(t, events, "PutRule v7", zookeeper.RuleAdded, "v7", 0)
+	expectRule(t, events, "PutRule v7", watch.Added, "v7", 0)
 	second, err := c.WatchRule(wctx, key)
 	if err != nil {
 		t.Fatalf("second WatchRule: %v", err)
 	}
-	expectRule(t, second, "second watch start", zookeeper.RuleAdded, "v7", 0)
+	expectRule(t, second, "second watch start", watch.Added, "v7", 0)
+	// A watch of an existing empty node starts with it (content "").
+	if _, err := c.PutRule(ctx(t), key, ""); err != nil {
+		t.Fatal(err)
+	}
+	expectRule(t, events, "PutRule empty", watch.Updated, "", 1)
+	expectRule(t, second, "PutRule empty (second)", watch.Updated, "", 1)
+	third, err := c.WatchRule(wctx, key)
+	if err != nil {
+		t.Fatalf("third WatchRule: %v", err)
+	}
+	expectRule(t, third, "third watch start, empty node", watch.Added, "", 1)
 
 	cancel()
-	for _, ch := range []<-chan zookeeper.RuleEvent{events, second} {
+	for _, ch := range []<-chan zookeeper.RuleEvent{events, second, third} {
 		select {
 		case _, ok := <-ch:
 			if ok {

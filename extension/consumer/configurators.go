@@ -15,9 +15,8 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/configurator"
-	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
-	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
+	"github.com/dubboroute/dubboroute/extension/source"
 )
 
 // Dynamic configuration (configurators) from the config center is applied
@@ -63,39 +62,34 @@ func (p providerOnly) Configure(*common.URL) {}
 
 // watchRegistryConfigurators follows the registry's override:// URLs
 // (/<group>/<interface>/configurators, Dubbo 2.6's dynamic configuration,
-// which Java consumers still apply first) with dubboroute's own ZooKeeper
-// client, as Java's RegistryDirectory does with the registry's
-// configurators category (configurator.RegistryList). dubbo-go v3.3.2's
-// ZooKeeper registry watches only the providers node, so nothing else
-// applies them. It returns the first list (ok false: not a ZooKeeper
-// registry, or the node could not be read in time); later changes go
-// through setList. The watch ends when the binding is released.
+// which Java consumers still apply first) through the registry's override
+// source (package extension/source; extension/zookeeper's for ZooKeeper),
+// as Java's RegistryDirectory does with the registry's configurators
+// category (configurator.RegistryList). dubbo-go v3.3.2's registries never
+// read them. It returns the first list (ok false: the registry has no
+// override source, or the first state did not arrive in time); later
+// changes go through setList. The watch ends when the binding is released.
 func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 	ru := b.url
-	if ru == nil || ru.SubURL == nil || !zkclient.IsZooKeeper(ru) {
+	if ru == nil || ru.SubURL == nil {
 		return nil, false
 	}
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+group))
-	c, err := zkclient.Client(ru.Location, key+"root=/"+group, opts...)
-	if err != nil {
-		logger.Warnf("[dubboroute] registry %s: %v; registry override:// URLs of %s are not applied", ru.Location, err, b.iface)
+	src := source.OverrideSourceFor(ru)
+	if src == nil {
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ch, err := c.WatchCategory(ctx, b.iface, "configurators")
+	ch, err := src.WatchOverrides(ctx, ru, b.iface)
 	if err != nil {
 		cancel()
-		logger.Warnf("[dubboroute] registry %s: %v; registry override:// URLs of %s are not applied", ru.Location, err, b.iface)
+		logger.Warnf("[dubboroute] %v; registry override:// URLs of %s are not applied", err, b.iface)
 		return nil, false
 	}
 	b.watches = append(b.watches, cancel)
-	origin := configurator.Origin{Key: "/" + group + "/" + b.iface + "/configurators"}
-	list := func(p dzk.Providers) (configurator.List, bool) {
-		l, err := configurator.RegistryList(b.consumer, p.URLs, origin)
+	list := func(o source.Overrides) (configurator.List, bool) {
+		l, err := configurator.RegistryList(b.consumer, o.URLs, configurator.Origin{Key: o.Where})
 		if err != nil {
-			logger.Warnf("[dubboroute] %s: %v; the previous registry configurators stay", p.Path, err)
+			logger.Warnf("[dubboroute] %s: %v; the previous registry configurators stay", o.Where, err)
 			return nil, false
 		}
 		return l, true
@@ -105,16 +99,16 @@ func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 	t := time.NewTimer(*shared.RegistryConfiguratorsWait)
 	defer t.Stop()
 	select {
-	case p, open := <-ch:
+	case o, open := <-ch:
 		if open {
-			first, ok = list(p)
+			first, ok = list(o)
 		}
 	case <-t.C:
-		logger.Warnf("[dubboroute] registry %s: no answer for %s within %v; its override:// URLs apply when they arrive", ru.Location, origin.Key, *shared.RegistryConfiguratorsWait)
+		logger.Warnf("[dubboroute] registry %s: no answer for the override URLs of %s within %v; they apply when they arrive", ru.Location, b.iface, *shared.RegistryConfiguratorsWait)
 	}
 	go func() {
-		for p := range ch {
-			if l, ok := list(p); ok {
+		for o := range ch {
+			if l, ok := list(o); ok {
 				b.setList(l)
 			}
 		}
@@ -132,9 +126,15 @@ func (b *Binding) Configurators() configurator.Lists {
 	return configurator.Lists{}
 }
 
-// invokerKeys maps Java's <method>.<key> to dubbo-go's methods.<method>.<key>
-// for the keys dubbo-go reads per method.
-var methodKeys = map[string]bool{constant.LoadbalanceKey: true, constant.WeightKey: true, constant.RetriesKey: true, constant.TimeoutKey: true}
+// perMethodKey reports whether dubbo-go reads key per method (as
+// methods.<method>.<key>), so that Java's <method>.<key> is mapped to it.
+func perMethodKey(key string) bool {
+	switch key {
+	case constant.LoadbalanceKey, constant.WeightKey, constant.RetriesKey, constant.TimeoutKey:
+		return true
+	}
+	return false
+}
 
 // configure maps a provider invoker whose parameters configurators changed
 // to an invoker whose URL carries them (balancers read weight and
@@ -158,7 +158,7 @@ func (b *Binding) configure(ivk base.Invoker, changed map[string]string) base.In
 		methods[m] = true
 	}
 	for k, v := range changed {
-		if m, key, ok := strings.Cut(k, "."); ok && methods[m] && methodKeys[key] {
+		if m, key, ok := strings.Cut(k, "."); ok && methods[m] && perMethodKey(key) {
 			k = "methods." + m + "." + key
 		}
 		nu.SetParam(k, v)

@@ -27,6 +27,6 @@
 //     registry's override:// URLs.
 //   - Inspection (inspect.go): what the console shows of each binding.
 //
-// Its one registration point is Register (register.go), called from its
-// init. Package extension re-exports its API.
+// Its one registration point is Register (register.go), called by package
+// extension's init. Package extension re-exports its API.
 package consumer

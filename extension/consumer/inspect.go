@@ -11,9 +11,6 @@ import (
 // This file is the read-only view of the process's routing state that the
 // console (package console) shows. Nothing here is on the call path.
 
-// now is the clock of the no-provider records.
-var now = time.Now
-
 // MaxNoProviders is how many recent "no provider" answers a binding keeps.
 const MaxNoProviders = 20
 
@@ -76,7 +73,7 @@ type noProviders struct {
 
 func (r *noProviders) add(err *cluster.NoProviderError) {
 	r.mu.Lock()
-	r.ring[r.next] = NoProviderRecord{At: now(), Err: err}
+	r.ring[r.next] = NoProviderRecord{At: time.Now(), Err: err}
 	r.next = (r.next + 1) % MaxNoProviders
 	if r.n < MaxNoProviders {
 		r.n++

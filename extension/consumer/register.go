@@ -2,6 +2,9 @@ package consumer
 
 import "sync"
 
+// registerOnce makes Register idempotent: dubbo-go's extension registry is
+// process-wide (a package-level map per extension point), and Register is
+// called from this package's init and may be called again.
 var registerOnce sync.Once
 
 // Register installs the consumer chain into dubbo-go, once: the router
@@ -16,5 +19,3 @@ func Register() {
 		registerInstall()
 	})
 }
-
-func init() { Register() }

@@ -113,19 +113,17 @@ func javaServiceInfo(u *common.URL) *info.ServiceInfo {
 	return si
 }
 
-// metadataParamsExcluded are Java's DefaultMetadataParamsFilter
-// serviceParamsExcluded, plus dubbo-go's registry.id (which registry a
-// provider registered with, not a service parameter).
-var metadataParamsExcluded = []string{
-	"monitor", "bind.ip", "bind.port", "qos.enable", "qos.host", "qos.port", "qos.accept.foreign.ip",
-	"validation", "interfaces", "pid", "timestamp", "heartbeat", "ipv6", constant.RegistryIdKey,
-}
-
 // metadataExcluded reports whether Java leaves key out of the service
 // parameters: equal to an excluded key ignoring case, or containing
-// ".<excluded>".
+// ".<excluded>". The excluded keys are Java's DefaultMetadataParamsFilter
+// serviceParamsExcluded, plus dubbo-go's registry.id (which registry a
+// provider registered with, not a service parameter).
 func metadataExcluded(key string) bool {
-	for _, ex := range metadataParamsExcluded {
+	excluded := [...]string{
+		"monitor", "bind.ip", "bind.port", "qos.enable", "qos.host", "qos.port", "qos.accept.foreign.ip",
+		"validation", "interfaces", "pid", "timestamp", "heartbeat", "ipv6", constant.RegistryIdKey,
+	}
+	for _, ex := range excluded {
 		if strings.EqualFold(key, ex) || strings.Contains(key, "."+ex) {
 			return true
 		}

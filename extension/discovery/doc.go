@@ -16,7 +16,7 @@
 //     publish Java's service parameters, and metadata is read and written
 //     at Java's and dubbo-go's nodes.
 //
-// Its one registration point is Register (register.go), called from its
-// init; the directory wrappers are composed where the directories are
+// Its one registration point is Register (register.go), called by package
+// extension's init; the directory wrappers are composed where the directories are
 // registered, in extension/consumer.
 package discovery

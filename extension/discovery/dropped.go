@@ -26,16 +26,14 @@ import (
 type observedRegistry struct {
 	registry.Registry
 
-	mu        sync.Mutex
-	listeners map[registry.NotifyListener]*observingListener
-	subs      lateSubs
+	wrapped wrappers[*observingListener]
 }
 
 func observe(r registry.Registry) registry.Registry {
 	if r == nil {
 		return r
 	}
-	return &observedRegistry{Registry: r, listeners: map[registry.NotifyListener]*observingListener{}, subs: newLateSubs()}
+	return &observedRegistry{Registry: r, wrapped: newWrappers[*observingListener]()}
 }
 
 // Observed makes a directory constructor subscribe through observe.
@@ -44,31 +42,24 @@ func Observed(newDir DirFactory) DirFactory {
 }
 
 func (o *observedRegistry) wrap(l registry.NotifyListener) *observingListener {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if w, ok := o.listeners[l]; ok {
-		return w
-	}
-	w := &observingListener{inner: l, dropped: map[string]cluster.Dropped{}}
-	if d, ok := l.(interface{ GetURL() *common.URL }); ok {
-		if u := d.GetURL(); u != nil {
-			w.dirURL = u
-			if u.SubURL != nil {
-				w.refProtocol = u.SubURL.Protocol
+	return o.wrapped.get(l, func() *observingListener {
+		w := &observingListener{inner: l, dropped: map[string]cluster.Dropped{}}
+		if d, ok := l.(interface{ GetURL() *common.URL }); ok {
+			if u := d.GetURL(); u != nil {
+				w.dirURL = u
+				if u.SubURL != nil {
+					w.refProtocol = u.SubURL.Protocol
+				}
+				droppedByDir.Store(u, w)
 			}
-			droppedByDir.Store(u, w)
 		}
-	}
-	o.listeners[l] = w
-	return w
+		return w
+	})
 }
 
 // Subscribe implements registry.Registry.
 func (o *observedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	o.mu.Lock()
-	late := o.subs.subscribe(l)
-	o.mu.Unlock()
-	if late {
+	if o.wrapped.late(l) {
 		return nil // the directory was destroyed before its subscription ran
 	}
 	return o.Registry.Subscribe(u, o.wrap(l))
@@ -78,48 +69,67 @@ func (o *observedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) e
 // dropped with it.
 func (o *observedRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
 	w := o.wrap(l)
-	o.mu.Lock()
-	delete(o.listeners, l)
-	o.subs.unsubscribe(l)
-	o.mu.Unlock()
+	o.wrapped.remove(l)
 	if w.dirURL != nil {
 		droppedByDir.CompareAndDelete(w.dirURL, w)
 	}
 	return o.Registry.UnSubscribe(u, w)
 }
 
-// lateSubs tells a subscription that arrives after its unsubscription:
+// wrappers are a registry wrapper's listener wrappers, one per directory
+// listener, and the subscriptions that arrive after their unsubscription:
 // dubbo-go's RegistryDirectory subscribes from a goroutine of its own, so a
 // reference destroyed right after it was built unsubscribes first, and the
-// late subscription would then live on for good. The caller holds its
-// registry wrapper's lock.
-type lateSubs struct {
+// late subscription would then live on for good.
+type wrappers[W registry.NotifyListener] struct {
+	mu         sync.Mutex
+	m          map[registry.NotifyListener]W
 	subscribed map[registry.NotifyListener]bool
 	gone       map[registry.NotifyListener]bool
 }
 
-func newLateSubs() lateSubs {
-	return lateSubs{subscribed: map[registry.NotifyListener]bool{}, gone: map[registry.NotifyListener]bool{}}
+func newWrappers[W registry.NotifyListener]() wrappers[W] {
+	return wrappers[W]{m: map[registry.NotifyListener]W{}, subscribed: map[registry.NotifyListener]bool{}, gone: map[registry.NotifyListener]bool{}}
 }
 
-// subscribe records a subscription; true means it comes after its
+// get returns l's wrapper, made by mk (under the lock) the first time.
+func (ws *wrappers[W]) get(l registry.NotifyListener, mk func() W) W {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if w, ok := ws.m[l]; ok {
+		return w
+	}
+	w := mk()
+	ws.m[l] = w
+	return w
+}
+
+// late records a subscription of l; true means it comes after its
 // unsubscription and must be dropped.
-func (s *lateSubs) subscribe(l registry.NotifyListener) bool {
-	if s.gone[l] {
-		delete(s.gone, l)
+func (ws *wrappers[W]) late(l registry.NotifyListener) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.gone[l] {
+		delete(ws.gone, l)
 		return true
 	}
-	s.subscribed[l] = true
+	ws.subscribed[l] = true
 	return false
 }
 
-// unsubscribe records an unsubscription.
-func (s *lateSubs) unsubscribe(l registry.NotifyListener) {
-	if s.subscribed[l] {
-		delete(s.subscribed, l)
-		return
+// remove records the unsubscription of l and drops its wrapper, returning
+// it (ok false: l had none).
+func (ws *wrappers[W]) remove(l registry.NotifyListener) (w W, ok bool) {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	w, ok = ws.m[l]
+	delete(ws.m, l)
+	if ws.subscribed[l] {
+		delete(ws.subscribed, l)
+	} else {
+		ws.gone[l] = true
 	}
-	s.gone[l] = true
+	return w, ok
 }
 
 // LoadSubscribeInstances implements registry.Registry.

@@ -47,9 +47,7 @@ type protectedRegistry struct {
 	registry.Registry
 	grace time.Duration
 
-	mu        sync.Mutex
-	listeners map[registry.NotifyListener]*protectingListener
-	subs      lateSubs
+	wrapped wrappers[*protectingListener]
 }
 
 func protect(r registry.Registry) registry.Registry {
@@ -69,26 +67,16 @@ func protect(r registry.Registry) registry.Registry {
 			}
 		}
 	}
-	return &protectedRegistry{Registry: r, grace: grace, listeners: map[registry.NotifyListener]*protectingListener{}, subs: newLateSubs()}
+	return &protectedRegistry{Registry: r, grace: grace, wrapped: newWrappers[*protectingListener]()}
 }
 
 func (p *protectedRegistry) wrap(l registry.NotifyListener) registry.NotifyListener {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if w, ok := p.listeners[l]; ok {
-		return w
-	}
-	w := newProtectingListener(l, p.grace)
-	p.listeners[l] = w
-	return w
+	return p.wrapped.get(l, func() *protectingListener { return newProtectingListener(l, p.grace) })
 }
 
 // Subscribe implements registry.Registry.
 func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	p.mu.Lock()
-	late := p.subs.subscribe(l)
-	p.mu.Unlock()
-	if late {
+	if p.wrapped.late(l) {
 		return nil // unsubscribed already: the reference is gone
 	}
 	return p.Registry.Subscribe(u, p.wrap(l))
@@ -99,11 +87,7 @@ func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) 
 // (live, pending, held) are dropped, so a destroyed reference leaves
 // nothing behind (TestReferenceDestroyReleases).
 func (p *protectedRegistry) UnSubscribe(u *common.URL, l registry.NotifyListener) error {
-	p.mu.Lock()
-	w, ok := p.listeners[l]
-	delete(p.listeners, l)
-	p.subs.unsubscribe(l)
-	p.mu.Unlock()
+	w, ok := p.wrapped.remove(l)
 	if !ok {
 		return p.Registry.UnSubscribe(u, l)
 	}
@@ -233,7 +217,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 			return l.removeLocked(key, ev)
 		}
 		l.pending[key] = time.AfterFunc(l.grace, func() { l.expire(key, ev) })
-		l.marks[key] = holdMark{ev: ev, since: now()}
+		l.marks[key] = holdMark{ev: ev, since: time.Now()}
 		return nil
 	}
 	// Add or update.
@@ -277,7 +261,7 @@ func (l *protectingListener) removeLocked(key string, ev *registry.ServiceEvent)
 	if len(l.live) == 0 {
 		l.held[key] = ev
 		if _, ok := l.marks[key]; !ok {
-			l.marks[key] = holdMark{ev: ev, since: now()}
+			l.marks[key] = holdMark{ev: ev, since: time.Now()}
 		}
 		logger.Warnf("[dubboroute] empty protection: provider %s left the registry, but it was the last one; keeping it until another provider registers", ev.Service.Location)
 		return nil
@@ -317,9 +301,6 @@ func (l *protectingListener) NotifyAll(events []*registry.ServiceEvent, callback
 	defer l.out.Unlock()
 	l.inner.NotifyAll(events, callback)
 }
-
-// now is the clock of the hold records.
-var now = time.Now
 
 // Hold is a provider removal that is being held back: by the delete grace
 // ("pending") or by empty protection ("held", it was the last provider).

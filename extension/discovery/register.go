@@ -2,6 +2,9 @@ package discovery
 
 import "sync"
 
+// registerOnce makes Register idempotent: dubbo-go's extension registry is
+// process-wide (a package-level map per extension point), and Register is
+// called from this package's init and may be called again.
 var registerOnce sync.Once
 
 // Register installs this package's dubbo-go extensions, once: the service
@@ -11,7 +14,8 @@ var registerOnce sync.Once
 // application-level references as Java's APPLICATION_FIRST (migration.go).
 // The registry directory wrappers (JavaView, Observed, Protected,
 // Followed) are composed by extension/consumer, which registers the
-// directories. The package's init calls Register.
+// directories. Package extension's init calls Register, in its
+// documented order.
 func Register() {
 	registerOnce.Do(func() {
 		registerRevisionCustomizer()
@@ -19,5 +23,3 @@ func Register() {
 		registerMigration()
 	})
 }
-
-func init() { Register() }

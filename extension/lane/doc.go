@@ -13,6 +13,6 @@
 // (dubboroute.gray) so later hops keep them. DUBBOROUTE_LANE=off or
 // SetLaneConfig(LaneConfig{Off: true}) turns all of it off.
 //
-// Its one registration point is Register (register.go), called from its
-// init. Package extension re-exports its API.
+// Its one registration point is Register (register.go), called by package
+// extension's init. Package extension re-exports its API.
 package lane

@@ -70,6 +70,9 @@ type laneSettings struct {
 	keys []string
 }
 
+// laneCfg is the process's lane configuration: package-level because the
+// proxy factory wrappers dubbo-go's extension registry holds (one per
+// process) read it for every served call.
 var laneCfg atomic.Pointer[laneSettings]
 
 // SetLaneConfig replaces the lane configuration of the process. Call it

@@ -2,6 +2,9 @@ package lane
 
 import "sync"
 
+// registerOnce makes Register idempotent: dubbo-go's extension registry is
+// process-wide (a package-level map per extension point), and Register is
+// called from this package's init and may be called again.
 var registerOnce sync.Once
 
 // Register installs full-link lanes, once: the lane configuration from the
@@ -16,5 +19,3 @@ func Register() {
 		wrapProxyFactories()
 	})
 }
-
-func init() { Register() }

@@ -56,7 +56,7 @@ import (
 const MappingGroup = "mapping"
 
 // Retry bounds for instances whose metadata could not be read.
-var (
+const (
 	AppRetryMin = 500 * time.Millisecond
 	AppRetryMax = 10 * time.Second
 )

@@ -13,7 +13,6 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/registry"
-	"dubbo.apache.org/dubbo-go/v3/remoting"
 	"github.com/dubbogo/gost/log/logger"
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
@@ -71,13 +70,11 @@ func Client(ru *common.URL) (*dnacos.Client, error) {
 
 // Register registers Nacos's provider source (package extension/source):
 // interface-level directories on a Nacos registry are served by
-// dubboroute's follow. The package's init calls it; calling it again is
+// dubboroute's follow. Package extension's init calls it; calling it again is
 // harmless.
 func Register() {
 	source.RegisterProviderSource(constant.NacosKey, providerSource{})
 }
-
-func init() { Register() }
 
 // providerSource serves an interface-level directory's subscription from
 // dubboroute's own follow of the service's Nacos instance list.
@@ -126,9 +123,7 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 	defer closeOnce(first)
 	want := sub.ServiceKey()
 	intf, group, version := common.ParseServiceKey(want)
-	known := map[string]*common.URL{} // event key -> URL announced
-	text := map[string]string{}       // event key -> its URL text, to see changes
-	started := false
+	f := source.NewProviderFeed(l, sub.Protocol)
 	again := time.NewTimer(time.Hour)
 	again.Stop()
 	defer again.Stop()
@@ -141,9 +136,7 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 			}
 			list = l2
 		case <-again.C:
-			if len(known) > 0 {
-				announceAll(l, known, sub.Protocol)
-			}
+			f.Again()
 			continue
 		}
 		now := map[string]*common.URL{}
@@ -161,36 +154,11 @@ func feed(ch <-chan dnacos.Instances, sub *common.URL, l registry.NotifyListener
 			}
 			now[u.GetCacheInvokerMapKey()] = u
 		}
+		started := f.Started()
+		added := f.Next(now)
 		if !started {
-			started = true
-			announceAll(l, now, sub.Protocol)
-			for k, u := range now {
-				known[k], text[k] = u, u.String()
-			}
 			closeOnce(first)
 			continue
-		}
-		added := false
-		for k, u := range now {
-			s := u.String()
-			_, ok := known[k]
-			switch {
-			case !ok:
-				added = true
-				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
-			case text[k] != s:
-				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeUpdate, Service: u.Clone()})
-			default:
-				continue
-			}
-			known[k], text[k] = u, s
-		}
-		for k, u := range known {
-			if _, ok := now[k]; !ok {
-				delete(known, k)
-				delete(text, k)
-				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
-			}
 		}
 		if added {
 			again.Reset(closingTTL() + time.Second)
@@ -203,27 +171,6 @@ func closeOnce(ch chan struct{}) {
 	case <-ch:
 	default:
 		close(ch)
-	}
-}
-
-// announceAll hands the directory the initial providers as one complete
-// list, and those of another protocol one event each after it (the
-// directory drops those, and the drop is recorded), as for ZooKeeper.
-func announceAll(l registry.NotifyListener, urls map[string]*common.URL, protocol string) {
-	var all, other []*registry.ServiceEvent
-	for _, u := range urls {
-		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
-		if protocol != "" && u.Protocol != protocol {
-			other = append(other, ev)
-		} else {
-			all = append(all, ev)
-		}
-	}
-	if len(all) > 0 {
-		l.NotifyAll(all, func() {})
-	}
-	for _, ev := range other {
-		l.Notify(ev)
 	}
 }
 

@@ -3,8 +3,8 @@
 // dubbo-go's (nacos-sdk-go v2.2.5, which loses deletes, may reorder quick
 // updates and never cancels a listener): it registers, for config-center
 // protocol "nacos", the rule source of package extension/source. Its one
-// registration point is Register, called from its init; package extension
-// imports it.
+// registration point is Register, called by package extension's
+// init.
 //
 // Rules are read where Java Dubbo 3.3's routers and configurators and Dubbo
 // Admin keep them: dataId = the rule key (with Java's '$' and '/'

@@ -14,6 +14,8 @@ import (
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
 	"github.com/dubboroute/dubboroute/extension/source"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Protocol is the config-center protocol this package registers its rule
@@ -31,8 +33,6 @@ const RuleGroupKey = "dubboroute.rule-group"
 // Register registers Nacos's rule source (package extension/source). The
 // package's init calls it; calling it again is harmless.
 func Register() { source.RegisterRuleSource(Protocol, ruleSource{}) }
-
-func init() { Register() }
 
 // clients are dubboroute's Nacos config clients, one per cluster and
 // settings, shared by every rule key of the process and kept for its
@@ -147,9 +147,9 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 	content, md5, err := r.c.GetRule(ctx, key)
 	switch {
 	case err == nil:
-		return source.RuleEvent{Content: content, Revision: md5}, nil
+		return source.NewRuleEvent(key, true, content, md5), nil
 	case errors.Is(err, dnacos.ErrNotFound):
-		return source.RuleEvent{Deleted: true, Revision: ""}, nil
+		return source.NewRuleEvent(key, false, "", ""), nil
 	default:
 		return source.RuleEvent{}, err
 	}
@@ -167,17 +167,7 @@ func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEv
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan source.RuleEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			se := source.RuleEvent{Content: ev.Content, Deleted: ev.Type == dnacos.ConfigDeleted, Revision: ev.MD5}
-			select {
-			case out <- se:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out, nil
+	return source.Relay(ctx, ch, func(ev dnacos.ConfigEvent) source.RuleEvent {
+		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.MD5)
+	}), nil
 }

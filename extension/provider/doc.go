@@ -6,6 +6,7 @@
 // the provider's ephemeral nodes are guarded against vanishing with
 // dubboroute's own client (zkregister.go).
 //
-// Its one registration point is Register (register.go), called from its
-// init, which runs after extension/discovery's.
+// Its one registration point is Register (register.go), called by package
+// extension's init after extension/discovery's Register (its registry
+// protocol wrapper goes around discovery's).
 package provider

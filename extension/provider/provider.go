@@ -18,7 +18,6 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/configurator"
-	"github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension/internal/rulestore"
 	"github.com/dubboroute/dubboroute/extension/zkconn"
 	"github.com/dubboroute/dubboroute/rules"
@@ -103,8 +102,8 @@ func (p *providerProtocol) Export(invoker base.Invoker) base.Exporter {
 	providerURL := invoker.GetURL().SubURL.Clone()
 	registered := hideKeys(providerURL)
 	pe := &providerExport{reg: reg, original: registered.Clone(), current: registered, defaultHost: common.GetLocalIp()}
-	if u := reg.GetURL(); u != nil && u.Protocol == memory.Name {
-		pe.defaultHost = memory.DefaultHost
+	if h, ok := reg.(defaultHoster); ok {
+		pe.defaultHost = h.DefaultHost()
 	}
 	app := providerURL.GetParam(constant.ApplicationKey, "")
 	svc := strings.TrimSuffix(rulestore.ServiceRuleKey(cluster.FromDubbo(providerURL)), rules.ConditionSuffix)
@@ -185,6 +184,11 @@ func (p *providerProtocol) registryFor(regURL *common.URL) registry.Registry {
 	}
 	return nil
 }
+
+// defaultHoster is implemented by a registry that registers a provider URL
+// without a host under another host than dubbo-go's registries (the local
+// IP): directory/memory's registry registers 127.0.0.1.
+type defaultHoster interface{ DefaultHost() string }
 
 // hideKeys is dubbo-go's filterHideKey: the registered URL has no
 // parameters starting with '.'.

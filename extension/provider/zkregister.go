@@ -127,19 +127,6 @@ func recreated(provider, path string) func(int64) {
 	}
 }
 
-// registryClient is dubboroute's ZooKeeper client for a registry URL (the
-// one the provider-list watches use).
-func registryClient(ru *common.URL) (*dzk.Client, error) {
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+strings.TrimPrefix(group, "/")))
-	c, err := zkclient.Client(ru.Location, key+"root=/"+strings.TrimPrefix(group, "/"), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("registry %s: %w", ru.Location, err)
-	}
-	return c, nil
-}
-
 // interfaceNode is the node dubbo-go's ZooKeeper registry created for u
 // (BaseRegistry.providerRegistry and processURL: the URL's parameters plus
 // anyhost and methods, the local IP when the URL has none, URL-encoded
@@ -169,7 +156,7 @@ func interfaceNode(ru, u *common.URL) (*dzk.Client, string, error) {
 	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
 	dir := strings.ReplaceAll(fmt.Sprintf("/%s/%s/providers", group, url.QueryEscape(u.Service())), "$", "%24")
 	path := dir + "/" + url.QueryEscape(raw)
-	c, err := registryClient(ru)
+	c, err := zkclient.Registry(ru)
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,14 +9,22 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/registry"
+
+	"github.com/dubboroute/dubboroute/router"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
-// RuleEvent is one state of a config-center rule key.
+// RuleEvent is one state of a config-center rule key. Sources build it
+// with NewRuleEvent, the one place that decides whether a state deletes
+// the key's rule.
 type RuleEvent struct {
 	// Content is the rule text ("" when Deleted).
 	Content string
-	// Deleted is true when the key does not exist (never written, or
-	// deleted).
+	// Deleted is true when the key holds no rule: it does not exist (never
+	// written, or deleted), or it is a routing rule key (every kind but
+	// configurators) whose content is blank. A configurators key with
+	// blank content is not deleted: Java's configurator listener parses
+	// that content and rejects it (the list in force stays).
 	Deleted bool
 	// Revision identifies the state reported: two events with equal
 	// revisions (==) carry the same state, and the rule store applies a
@@ -27,6 +35,19 @@ type RuleEvent struct {
 	// every state that may differ, including a key deleted and written
 	// again.
 	Revision any
+}
+
+// NewRuleEvent is the state of key as a source sees it: exists is false
+// when the key does not exist, content is its text otherwise. Every source
+// (and dubbo-go's listener, which the rule store falls back to) builds its
+// events with it, so whether a state deletes the key's rule is decided
+// once (rules.Deletes; see RuleEvent.Deleted); a deleted event carries no
+// content.
+func NewRuleEvent(key string, exists bool, content string, rev any) RuleEvent {
+	if rules.Deletes(key, exists, content) {
+		return RuleEvent{Deleted: true, Revision: rev}
+	}
+	return RuleEvent{Content: content, Revision: rev}
 }
 
 // RuleClient reads and follows the rule keys of one config center.
@@ -66,6 +87,32 @@ type ProviderSource interface {
 	Subscribe(r registry.Registry, sub *common.URL, l registry.NotifyListener) (cancel func(), err error)
 }
 
+// Overrides is one state of a registry's override:// URLs of an
+// interface (Dubbo 2.6's dynamic configuration at
+// /<group>/<interface>/configurators in ZooKeeper).
+type Overrides struct {
+	// Where names the watched place, for logs and configurator origins
+	// (e.g. "/dubbo/com.foo.Bar/configurators").
+	Where string
+	// URLs are the override URLs that parse.
+	URLs []*router.URL
+}
+
+// OverrideSource is optionally implemented by a ProviderSource whose
+// registry holds override:// URLs: WatchOverrides follows those of
+// interface iface in registry ru (its URL) until ctx ends, reporting every
+// state on the channel (the first one when the watch starts); the channel
+// is closed when the watch ends. Java consumers apply these URLs first
+// (configurator.RegistryList); dubbo-go's registries never read them.
+type OverrideSource interface {
+	WatchOverrides(ctx context.Context, ru *common.URL, iface string) (<-chan Overrides, error)
+}
+
+// sources are the registered sources by protocol. A package-level
+// variable because registration happens at process start, from package
+// extension's init (through the Register of extension/zookeeper,
+// extension/nacosfollow and extension/nacosrules), as dubbo-go's own
+// extension registry is filled.
 var sources = struct {
 	sync.RWMutex
 	rules     map[string]RuleSource
@@ -74,7 +121,7 @@ var sources = struct {
 
 // RegisterRuleSource makes s the rule source of config centers whose URL
 // protocol is protocol (e.g. "zookeeper", "nacos"); a later registration of
-// the same protocol replaces the earlier one. Call it from an init.
+// the same protocol replaces the earlier one. Call it at start-up (an init).
 func RegisterRuleSource(protocol string, s RuleSource) {
 	sources.Lock()
 	defer sources.Unlock()
@@ -83,7 +130,8 @@ func RegisterRuleSource(protocol string, s RuleSource) {
 
 // RegisterProviderSource makes s the provider source of interface-level
 // registries whose URL protocol is protocol (the registry URL's "registry"
-// parameter when its protocol is "registry"). Call it from an init.
+// parameter when its protocol is "registry"). Call it at start-up (an
+// init).
 func RegisterProviderSource(protocol string, s ProviderSource) {
 	sources.Lock()
 	defer sources.Unlock()
@@ -97,6 +145,13 @@ func RuleSourceFor(u *common.URL) RuleSource {
 	sources.RLock()
 	defer sources.RUnlock()
 	return lookup(sources.rules, u)
+}
+
+// OverrideSourceFor returns the override source of a registry URL (its
+// provider source, if that implements OverrideSource), nil if none.
+func OverrideSourceFor(u *common.URL) OverrideSource {
+	o, _ := ProviderSourceFor(u).(OverrideSource)
+	return o
 }
 
 // ProviderSourceFor returns the provider source registered for a registry
@@ -147,5 +202,32 @@ func protocolsOf(u *common.URL) []string {
 	if r := u.GetParam(constant.RegistryKey, ""); r != "" {
 		out = append(out, strings.ToLower(r))
 	}
+	return out
+}
+
+// Relay passes the events of a source's client on, converted by conv,
+// until ch closes or ctx ends; the returned channel is closed then. Sources
+// use it to turn their client's watch events into RuleEvents or
+// Overrides.
+func Relay[E, T any](ctx context.Context, ch <-chan E, conv func(E) T) <-chan T {
+	out := make(chan T)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return
+				}
+				select {
+				case out <- conv(ev):
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	return out
 }

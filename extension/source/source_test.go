@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -51,5 +52,73 @@ func TestSourcesChosenByProtocol(t *testing.T) {
 	r, p := Registered()
 	if len(r) == 0 || len(p) == 0 {
 		t.Errorf("Registered() = %v, %v", r, p)
+	}
+}
+
+// TestNewRuleEventDecidesDeletes: the one place that decides a delete. A
+// missing key deletes every kind; blank content deletes a routing rule but
+// is content (that Java's listener rejects) for a configurators key; a
+// deleted event carries no content and keeps its revision.
+func TestNewRuleEventDecidesDeletes(t *testing.T) {
+	for _, c := range []struct {
+		key     string
+		exists  bool
+		content string
+		deleted bool
+	}{
+		{"app.condition-router", false, "", true},
+		{"app.condition-router", false, "stale", true},
+		{"app.condition-router", true, "", true},
+		{"app.tag-router", true, " \n\t", true},
+		{"app.MESHAPPRULE", true, "", true},
+		{"app.tag-router", true, "force: true", false},
+		{"app.configurators", false, "", true},
+		{"app.configurators", true, "", false},
+		{"com.foo.Bar::.configurators", true, "  ", false},
+		{"com.foo.Bar::.configurators", true, "configVersion: v3.0", false},
+	} {
+		ev := NewRuleEvent(c.key, c.exists, c.content, 7)
+		if ev.Deleted != c.deleted || ev.Revision != 7 {
+			t.Errorf("NewRuleEvent(%q, %v, %q) = %+v, want deleted=%v revision 7", c.key, c.exists, c.content, ev, c.deleted)
+		}
+		if want := c.content; ev.Deleted && ev.Content != "" || !ev.Deleted && ev.Content != want {
+			t.Errorf("NewRuleEvent(%q, %v, %q) content %q", c.key, c.exists, c.content, ev.Content)
+		}
+	}
+}
+
+type fakeOverrides struct{ fakeProviders }
+
+func (fakeOverrides) WatchOverrides(ctx context.Context, _ *common.URL, iface string) (<-chan Overrides, error) {
+	ch := make(chan Overrides, 1)
+	ch <- Overrides{Where: iface}
+	return Relay(ctx, ch, func(o Overrides) Overrides { o.Where = "/unit/" + o.Where; return o }), nil
+}
+
+// TestOverrideSourceOfAProviderSource: a registry's override source is its
+// provider source when that implements OverrideSource, none otherwise;
+// Relay converts the client's events.
+func TestOverrideSourceOfAProviderSource(t *testing.T) {
+	RegisterProviderSource("unit-ov", fakeOverrides{})
+	RegisterProviderSource("unit-plain", fakeProviders{})
+	plain, _ := common.NewURL("registry://127.0.0.1:1?registry=unit-plain")
+	if OverrideSourceFor(plain) != nil {
+		t.Error("a provider source without WatchOverrides is an override source")
+	}
+	u, _ := common.NewURL("registry://127.0.0.1:1?registry=unit-ov")
+	src := OverrideSourceFor(u)
+	if src == nil {
+		t.Fatal("no override source for unit-ov")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	ch, err := src.WatchOverrides(ctx, u, "com.foo.Bar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := <-ch; o.Where != "/unit/com.foo.Bar" {
+		t.Errorf("first state %+v", o)
+	}
+	cancel()
+	for range ch { // closed once ctx ends
 	}
 }

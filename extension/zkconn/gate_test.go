@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -26,14 +25,11 @@ func TestGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	refused := errors.New("NoAuth")
-	old := regateEvery
-	regateEvery = time.Hour
 	g := Gate(okInvoker{base.NewBaseInvoker(u)}, u, u, refused)
 	inv := invocation.NewRPCInvocation("queryAll", nil, nil)
 	if r := g.Invoke(context.Background(), inv); !errors.Is(r.Error(), refused) || g.IsAvailable() {
 		t.Fatalf("gated call: %v, available %v; want the refusal", r.Error(), g.IsAvailable())
 	}
-	regateEvery = old
 	g.(*gate).err.Store(&gateErr{err: refused}) // probe due now
 	if r := g.Invoke(context.Background(), inv); r.Error() != nil || r.Result() != "served" {
 		t.Fatalf("call after a passing probe: %v %v", r.Error(), r.Result())

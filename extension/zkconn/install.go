@@ -18,16 +18,24 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/config_center/zookeeper"
 )
 
-// The ZooKeeper config-center factory is wrapped so that dubbo-go's client
-// is prepared (credentials, TLS) before the config center creates it; the
-// config center is the first ZooKeeper client dubbo.Load creates.
-func init() {
-	orig, err := dgext.GetConfigCenterFactory("zookeeper")
-	if err != nil || orig == nil {
-		return
-	}
-	w := configCenterFactory{orig}
-	dgext.SetConfigCenterFactory("zookeeper", func() config_center.DynamicConfigurationFactory { return w })
+// registerOnce makes Register idempotent: wrapping the factory twice
+// would prepare every client twice.
+var registerOnce sync.Once
+
+// Register wraps dubbo-go's ZooKeeper config-center factory, once, so that
+// dubbo-go's client is prepared (credentials, TLS) before the config center
+// creates it; the config center is the first ZooKeeper client dubbo.Load
+// creates. Package extension's init calls Register, in its documented
+// order.
+func Register() {
+	registerOnce.Do(func() {
+		orig, err := dgext.GetConfigCenterFactory("zookeeper")
+		if err != nil || orig == nil {
+			return
+		}
+		w := configCenterFactory{orig}
+		dgext.SetConfigCenterFactory("zookeeper", func() config_center.DynamicConfigurationFactory { return w })
+	})
 }
 
 type configCenterFactory struct {
@@ -66,9 +74,8 @@ func (f *FailedInvoker) Invoke(context.Context, base.Invocation) result.Result {
 // Err is the error every call fails with.
 func (f *FailedInvoker) Err() error { return f.err }
 
-// regateEvery bounds how often a gated reference asks ZooKeeper again (a
-// variable for tests).
-var regateEvery = 5 * time.Second
+// regateEvery bounds how often a gated reference asks ZooKeeper again.
+const regateEvery = 5 * time.Second
 
 // Gate wraps the invoker of a reference whose registry refused to list its
 // providers (Probe's err): while the refusal lasts, calls fail with it (not

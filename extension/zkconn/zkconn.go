@@ -18,15 +18,6 @@ import (
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 )
 
-// URL parameters of TLS to ZooKeeper.
-const (
-	TLSKey           = zkclient.TLSKey
-	TLSCAKey         = zkclient.TLSCAKey
-	TLSCertKey       = zkclient.TLSCertKey
-	TLSKeyKey        = zkclient.TLSKeyKey
-	TLSServerNameKey = zkclient.TLSServerNameKey
-)
-
 // IsZooKeeper reports a ZooKeeper registry or config-center URL.
 func IsZooKeeper(u *common.URL) bool { return zkclient.IsZooKeeper(u) }
 
@@ -58,15 +49,6 @@ func Servers(u *common.URL) []string {
 		}
 	}
 	return out
-}
-
-// registryClient is dubboroute's shared client of a registry URL with
-// the registry group as its root (the one the provider-list watches use).
-func registryClient(ru *common.URL) (*dzk.Client, error) {
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+group))
-	return zkclient.Client(ru.Location, key+"root=/"+group, opts...)
 }
 
 // prepared are the dubbo-go client names Prepare has seen, with the
@@ -170,7 +152,7 @@ func EnsureCategories(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || digest(ru) == "" || u == nil {
 		return nil
 	}
-	c, err := registryClient(ru)
+	c, err := zkclient.Registry(ru)
 	if err != nil {
 		return err
 	}
@@ -198,7 +180,7 @@ func Probe(ru, u *common.URL) error {
 	if !IsZooKeeper(ru) || ru.Protocol == constant.ServiceRegistryProtocol || u == nil || digest(ru) == "" {
 		return nil
 	}
-	c, err := registryClient(ru)
+	c, err := zkclient.Registry(ru)
 	if err != nil {
 		return nil
 	}

@@ -3,5 +3,5 @@
 // protocol "zookeeper", the rule source that reads and watches config-center
 // rule keys and the provider source that serves interface-level registry
 // directories (package extension/source). Its one registration point is
-// Register, called from its init; package extension imports it.
+// Register, called by package extension's init.
 package zookeeper

@@ -3,16 +3,19 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/registry"
-	"dubbo.apache.org/dubbo-go/v3/remoting"
 	"github.com/dubbogo/gost/log/logger"
 
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 	"github.com/dubboroute/dubboroute/extension/source"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Why dubboroute follows ZooKeeper itself.
@@ -38,14 +41,12 @@ import (
 const Protocol = "zookeeper"
 
 // Register registers ZooKeeper's rule source and provider source (package
-// extension/source). The package's init calls it; calling it again is
+// extension/source). Package extension's init calls it; calling it again is
 // harmless.
 func Register() {
 	source.RegisterRuleSource(Protocol, ruleSource{})
 	source.RegisterProviderSource(Protocol, providerSource{})
 }
-
-func init() { Register() }
 
 // providerSource serves an interface-level directory's subscription from
 // dubboroute's own watch of /<group>/<interface>/providers.
@@ -55,11 +56,7 @@ type providerSource struct{}
 // returns. If dubboroute's client cannot connect, the error makes the
 // directory use dubbo-go's own subscription.
 func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.NotifyListener) (func(), error) {
-	ru := r.GetURL()
-	group := ru.GetParam(constant.RegistryGroupKey, "dubbo")
-	key, opts := zkclient.Options(ru)
-	opts = append(opts, dzk.WithRegistryRoot("/"+group))
-	c, err := zkclient.Client(ru.Location, key+"root=/"+group, opts...)
+	c, err := zkclient.Registry(r.GetURL())
 	if err != nil {
 		return nil, err
 	}
@@ -67,30 +64,45 @@ func (providerSource) Subscribe(r registry.Registry, u *common.URL, l registry.N
 	ch, err := c.WatchProviders(ctx, u.Service())
 	if err != nil {
 		cancel()
-		return nil, errors.New("watch " + u.Service() + ": " + err.Error())
+		return nil, fmt.Errorf("watch the providers of %s: %w", u.Service(), err)
 	}
 	go feed(ch, u, l)
 	return cancel, nil
 }
 
-// feed turns each provider list into events for the directory: the first
-// list as one complete list (one rebuild, however many providers), then the
-// providers that came and went one event each, as dubbo-go's ZooKeeper
-// listener does for each child node (a removal passes through the delete
-// grace). Only providers of the subscribed service key count. A provider
-// of another protocol than the reference's is announced on its own, so that
-// the directory drops it as it always does and the drop is recorded.
+// WatchOverrides implements source.OverrideSource: the registry's
+// /<group>/<interface>/configurators node, watched by dubboroute's own
+// client (dubbo-go v3.3.2's ZooKeeper registry watches only the providers
+// node).
+func (providerSource) WatchOverrides(ctx context.Context, ru *common.URL, iface string) (<-chan source.Overrides, error) {
+	c, err := zkclient.Registry(ru)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := c.WatchCategory(ctx, iface, "configurators")
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: watch the configurators of %s: %w", ru.Location, iface, err)
+	}
+	where := "/" + strings.TrimPrefix(ru.GetParam(constant.RegistryGroupKey, "dubbo"), "/") + "/" + iface + "/configurators"
+	return source.Relay(ctx, ch, func(p dzk.Providers) source.Overrides {
+		return source.Overrides{Where: where, URLs: p.URLs}
+	}), nil
+}
+
+// feed turns each provider list into events for the directory
+// (source.ProviderFeed: the first list complete, then the providers that
+// came and went one event each, as dubbo-go's ZooKeeper listener does for
+// each child node). Only providers of the subscribed service key count; a
+// node announced already is not parsed again.
 func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 	want := sub.ServiceKey()
 	intf, group, version := common.ParseServiceKey(want)
-	known := map[string]*common.URL{} // node name -> the URL announced for it
-	first := true
+	f := source.NewProviderFeed(l, sub.Protocol)
 	for p := range ch {
-		seen := make(map[string]bool, len(p.Nodes))
-		var added []*common.URL
+		now := make(map[string]*common.URL, len(p.Nodes))
 		for _, node := range p.Nodes {
-			seen[node] = true
-			if _, ok := known[node]; ok {
+			if u, ok := f.Known(node); ok {
+				now[node] = u
 				continue
 			}
 			u, err := zkclient.ProviderURL(node)
@@ -101,43 +113,9 @@ func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 			if u.ServiceKey() != want && !common.IsAnyCondition(intf, group, version, u) {
 				continue
 			}
-			known[node] = u
-			added = append(added, u)
+			now[node] = u
 		}
-		if first {
-			first = false
-			announceAll(l, added, sub.Protocol)
-			continue
-		}
-		for _, u := range added {
-			l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()})
-		}
-		for node, u := range known {
-			if !seen[node] {
-				delete(known, node)
-				l.Notify(&registry.ServiceEvent{Action: remoting.EventTypeDel, Service: u.Clone()})
-			}
-		}
-	}
-}
-
-// announceAll hands the directory the initial providers as one complete
-// list, and those of another protocol one event each after it.
-func announceAll(l registry.NotifyListener, urls []*common.URL, protocol string) {
-	var all, other []*registry.ServiceEvent
-	for _, u := range urls {
-		ev := &registry.ServiceEvent{Action: remoting.EventTypeAdd, Service: u.Clone()}
-		if protocol != "" && u.Protocol != protocol {
-			other = append(other, ev)
-		} else {
-			all = append(all, ev)
-		}
-	}
-	if len(all) > 0 {
-		l.NotifyAll(all, func() {})
-	}
-	for _, ev := range other {
-		l.Notify(ev)
+		f.Next(now)
 	}
 }
 
@@ -178,28 +156,23 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 	content, _, rev, err := r.c.GetRuleRevision(ctx, key)
 	switch {
 	case err == nil:
-		return source.RuleEvent{Content: content, Revision: rev}, nil
+		return source.NewRuleEvent(key, true, content, rev), nil
 	case errors.Is(err, dzk.ErrNotFound):
-		return source.RuleEvent{Deleted: true, Revision: dzk.Revision{}}, nil
+		return source.NewRuleEvent(key, false, "", dzk.Revision{}), nil
 	default:
 		return source.RuleEvent{}, err
 	}
 }
 
-// Watch implements source.RuleClient. An empty node is content (""), not a
-// delete: Java's configurator listener treats it as content that fails to
-// parse; only a missing node (the zero Revision) is a deleted key.
+// Watch implements source.RuleClient: the node's states as
+// source.NewRuleEvent judges them (a missing node, the zero Revision, is a
+// deleted key).
 func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
 	ch, err := r.c.WatchRule(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	out := make(chan source.RuleEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			out <- source.RuleEvent{Content: ev.Content, Deleted: ev.Revision.IsZero(), Revision: ev.Revision}
-		}
-	}()
-	return out, nil
+	return source.Relay(ctx, ch, func(ev dzk.RuleEvent) source.RuleEvent {
+		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.Revision)
+	}), nil
 }

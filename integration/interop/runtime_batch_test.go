@@ -200,7 +200,7 @@ func runRuntime(t *testing.T, c *Case) (Answer, Case) {
 			memory.DeleteRule(*r.Key)
 		case *r.Content == "":
 			// A node set empty (ZooKeeper keeps it): a change to "".
-			if _, ok := memory.GetRule(*r.Key); !ok {
+			if _, ok := memory.Configs.Get(memory.DefaultGroup, *r.Key); !ok {
 				memory.PutRule(*r.Key, "\n")
 			}
 			memory.Configs.PutEmpty(memory.DefaultGroup, *r.Key)

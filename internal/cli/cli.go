@@ -189,15 +189,4 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// colours
-const (
-	cReset  = outcome.Reset
-	cRed    = outcome.Red
-	cYellow = outcome.Yellow
-	cBlue   = outcome.Blue
-	cGreen  = outcome.Green
-	cDim    = outcome.Dim
-	cBold   = outcome.Bold
-)
-
 func paint(on bool, color, s string) string { return outcome.Paint(on, color, s) }

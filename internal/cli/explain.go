@@ -18,6 +18,8 @@ import (
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
+
+	"github.com/dubboroute/dubboroute/internal/outcome"
 )
 
 // Explanation is explain's answer (its --json form).
@@ -483,7 +485,7 @@ func explainCase(c *Case, infos []RuleInfo, rnd router.Rand, now func() time.Tim
 }
 
 func writeExplanation(w io.Writer, color bool, ex *Explanation) {
-	bold := func(s string) string { return paint(color, cBold, s) }
+	bold := func(s string) string { return paint(color, outcome.Bold, s) }
 	fmt.Fprintf(w, "%s %s(%s)", bold("call"), ex.Method, strings.Join(ex.Arguments, ", "))
 	if len(ex.Attach) > 0 {
 		fmt.Fprintf(w, " attachments %s", strings.Join(ex.Attach, " "))
@@ -495,30 +497,30 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 	}
 	fmt.Fprintf(w, "%s %d\n", bold("rules"), len(ex.Rules))
 	for _, r := range ex.Rules {
-		fmt.Fprintf(w, "  %-40s %s\n", r.Key, paint(color, cDim, r.Source))
+		fmt.Fprintf(w, "  %-40s %s\n", r.Key, paint(color, outcome.Dim, r.Source))
 	}
 	for _, r := range ex.Rejected {
-		fmt.Fprintf(w, "  %s rules[%d]: %s\n", paint(color, cRed, "rejected"), r.Rule, r.Error)
+		fmt.Fprintf(w, "  %s rules[%d]: %s\n", paint(color, outcome.Red, "rejected"), r.Rule, r.Error)
 	}
 	for _, r := range ex.Ignored {
-		fmt.Fprintf(w, "  %s rules[%d]: %s\n", paint(color, cYellow, "ignored"), r.Rule, r.Reason)
+		fmt.Fprintf(w, "  %s rules[%d]: %s\n", paint(color, outcome.Yellow, "ignored"), r.Rule, r.Reason)
 	}
 	for _, r := range ex.Unread {
-		fmt.Fprintf(w, "  %s %s: %s\n", paint(color, cYellow, "unread"), r.Key, r.Reason)
+		fmt.Fprintf(w, "  %s %s: %s\n", paint(color, outcome.Yellow, "unread"), r.Key, r.Reason)
 	}
 	if len(ex.Configured) > 0 {
 		fmt.Fprintf(w, "%s\n", bold("configurators"))
 		for _, ci := range ex.Configured {
 			what := ""
 			if ci.Disabled {
-				what = paint(color, cRed, "disabled") + " "
+				what = paint(color, outcome.Red, "disabled") + " "
 			}
 			var ps []string
 			for k, v := range ci.Params {
 				ps = append(ps, k+"="+v)
 			}
 			sort.Strings(ps)
-			fmt.Fprintf(w, "  %-16s %s%s  %s\n", ci.ID, what, strings.Join(ps, " "), paint(color, cDim, "by "+strings.Join(ci.By, ", ")))
+			fmt.Fprintf(w, "  %-16s %s%s  %s\n", ci.ID, what, strings.Join(ps, " "), paint(color, outcome.Dim, "by "+strings.Join(ci.By, ", ")))
 		}
 	}
 	if m := ex.Mock; m != nil {
@@ -526,7 +528,7 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 		if m.Mode == "force" {
 			what = "no provider is called"
 		}
-		fmt.Fprintf(w, "%s %s: %s (%s; mock=%s)\n", bold("mock"), paint(color, cYellow, m.Mode), m.Action, what, m.Value)
+		fmt.Fprintf(w, "%s %s: %s (%s; mock=%s)\n", bold("mock"), paint(color, outcome.Yellow, m.Mode), m.Action, what, m.Value)
 	}
 	fmt.Fprintf(w, "%s\n", bold("route"))
 	WriteTrace(w, color, ex.Trace)
@@ -536,7 +538,7 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 		byID[p.ID] = p.URL
 	}
 	for _, id := range ex.Eligible {
-		fmt.Fprintf(w, "  %-16s %s\n", paint(color, cGreen, id), byID[id])
+		fmt.Fprintf(w, "  %-16s %s\n", paint(color, outcome.Green, id), byID[id])
 	}
 	if g := ex.Gray; g != nil {
 		d := g.Decision
@@ -548,9 +550,9 @@ func writeExplanation(w io.Writer, color bool, ex *Explanation) {
 		fmt.Fprintf(w, "  request %s: %s\n", class, d.Reason)
 		fmt.Fprintf(w, "  pools gray %d, normal %d → %s\n", g.Pools["gray"], g.Pools["normal"], d.Branch)
 		if g.Error != "" {
-			fmt.Fprintf(w, "  %s %s\n", paint(color, cRed, "no pick:"), g.Error)
+			fmt.Fprintf(w, "  %s %s\n", paint(color, outcome.Red, "no pick:"), g.Error)
 		} else {
-			fmt.Fprintf(w, "  delegate %s picks %s\n", d.Delegate, paint(color, cGreen, g.Picked))
+			fmt.Fprintf(w, "  delegate %s picks %s\n", d.Delegate, paint(color, outcome.Green, g.Picked))
 		}
 	}
 }

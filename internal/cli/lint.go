@@ -23,6 +23,8 @@ import (
 	"github.com/dubboroute/dubboroute/router/script"
 	"github.com/dubboroute/dubboroute/router/tag"
 	"github.com/dubboroute/dubboroute/rules"
+
+	"github.com/dubboroute/dubboroute/internal/outcome"
 )
 
 // Finding is one lint finding, as printed by lint, push and watch.
@@ -597,7 +599,7 @@ func printLint(sio Stdio, results []*LintResult, asJSON bool) (errs, warns int) 
 
 func writeFindings(w io.Writer, color bool, r *LintResult) {
 	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "%s: %s (%s)\n", r.File, paint(color, cGreen, "ok"), r.Summary)
+		fmt.Fprintf(w, "%s: %s (%s)\n", r.File, paint(color, outcome.Green, "ok"), r.Summary)
 		return
 	}
 	for _, f := range r.Findings {
@@ -608,18 +610,18 @@ func writeFindings(w io.Writer, color bool, r *LintResult) {
 		sev := f.Severity
 		switch sev {
 		case SevError:
-			sev = paint(color, cRed+cBold, sev)
+			sev = paint(color, outcome.Red+outcome.Bold, sev)
 		case SevWarning:
-			sev = paint(color, cYellow, sev)
+			sev = paint(color, outcome.Yellow, sev)
 		default:
-			sev = paint(color, cBlue, sev)
+			sev = paint(color, outcome.Blue, sev)
 		}
 		cond := ""
 		if f.Condition != nil {
 			cond = fmt.Sprintf(" condition #%d:", *f.Condition)
 		}
 		fmt.Fprintf(w, "%s: %s %s %s:%s %s\n", loc, sev, f.Code, f.Name, cond, f.Message)
-		fmt.Fprintf(w, "    %s %s\n", paint(color, cDim, "fix:"), f.Hint)
+		fmt.Fprintf(w, "    %s %s\n", paint(color, outcome.Dim, "fix:"), f.Hint)
 	}
 }
 

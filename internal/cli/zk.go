@@ -12,6 +12,8 @@ import (
 
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/rules"
+
+	"github.com/dubboroute/dubboroute/internal/outcome"
 )
 
 // DigestEnv is the environment variable the ZooKeeper commands read digest
@@ -381,7 +383,7 @@ func printEvent(sio Stdio, enc *json.Encoder, asJSON bool, st ruleStore, ev stor
 		_ = enc.Encode(we)
 		return
 	}
-	fmt.Fprintf(sio.Out, "%s %s %s (%s, %s)\n", now, paint(sio.Color, cBold, strings.ToUpper(ev.Type)), ev.Key, where, ev.Rev)
+	fmt.Fprintf(sio.Out, "%s %s %s (%s, %s)\n", now, paint(sio.Color, outcome.Bold, strings.ToUpper(ev.Type)), ev.Key, where, ev.Rev)
 	if res == nil {
 		return
 	}
@@ -389,7 +391,7 @@ func printEvent(sio Stdio, enc *json.Encoder, asJSON bool, st ruleStore, ev stor
 		fmt.Fprintf(sio.Out, "    | %s\n", line)
 	}
 	if len(res.Findings) == 0 {
-		fmt.Fprintf(sio.Out, "    lint: %s (%s)\n", paint(sio.Color, cGreen, "ok"), res.Summary)
+		fmt.Fprintf(sio.Out, "    lint: %s (%s)\n", paint(sio.Color, outcome.Green, "ok"), res.Summary)
 		return
 	}
 	for _, f := range res.Findings {

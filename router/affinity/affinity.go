@@ -167,9 +167,9 @@ type Compiled struct {
 	hasKey  *router.Set // providers that have the key at all
 	noValue bool        // the consumer has no value for the key
 
-	// cnt counts the branch of every call routed without a step (the call
+	// Counted counts the branch of every call routed without a step (the call
 	// path), one cell per branch of route (see Compile).
-	cnt *router.Counters
+	router.Counted
 	ids [numBranches]int32
 }
 
@@ -208,7 +208,7 @@ func CompileFor(r *Rule, u *router.Universe, own, routed *router.URL, urls []*ro
 	for i, br := range branchOf {
 		c.ids[i] = l.Add(scope, br)
 	}
-	c.cnt = l.Build(r)
+	c.SetCounters(l.Build(r))
 	cv, ok := own.Params.Get(r.Key)
 	c.noValue = !ok
 	c.hasKey = u.Build(func(i int) bool {
@@ -246,7 +246,7 @@ func (c *Compiled) Route(in *router.Set, step *router.Step) *router.Set {
 	b, out := c.route(in)
 	if step == nil {
 		// Only the call path (no step) counts: explain and what-if do not.
-		c.cnt.Inc(c.ids[b])
+		c.Counters().Inc(c.ids[b])
 	}
 	if step != nil {
 		step.Branch = branchOf[b]
@@ -275,23 +275,10 @@ func (c *Compiled) route(in *router.Set) (int, *router.Set) {
 	return brTooFew, in
 }
 
-// Counters are the rule's branch counters: one cell per branch (affinity:
-// hit; affinity-too-few: below the ratio; affinity-none: miss;
-// affinity-no-value; disabled; empty-input). nil without a rule.
-func (c *Compiled) Counters() *router.Counters {
+// Cells are c's branch counters (router.Counted); nil for no rule.
+func (c *Compiled) Cells() *router.Counted {
 	if c == nil {
 		return nil
 	}
-	return c.cnt
-}
-
-// AdoptCounters makes c count into prev's cells when both were compiled
-// from the same rule (the same accepted version): counters survive a
-// snapshot rebuild for a provider change. It must be called before c is
-// used.
-func (c *Compiled) AdoptCounters(prev *Compiled) {
-	if c == nil || prev == nil {
-		return
-	}
-	c.cnt = c.cnt.Adopt(prev.cnt)
+	return &c.Counted
 }

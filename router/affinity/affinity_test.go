@@ -101,7 +101,7 @@ func TestCounters(t *testing.T) {
 		}
 	}
 	again := Compile(r, router.NewUniverse(2), router.MustParseURL("consumer://10.0.0.9/s?region=hz"), urls[:2])
-	again.AdoptCounters(c)
+	again.Cells().AdoptCounters(c.Cells())
 	if got := again.Counters().Count(sc, BranchAffine); got != 3 {
 		t.Errorf("adopted hits = %d, want 3", got)
 	}

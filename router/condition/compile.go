@@ -32,9 +32,9 @@ type Compiled struct {
 	v31     bool
 	conds   []compiledCond
 
-	// cnt counts the branches of every call routed without a step (the
+	// Counted counts the branches of every call routed without a step (the
 	// call path); see countLayout for its cells.
-	cnt      *router.Counters
+	router.Counted
 	calls    int32 // the calls no condition applied to (see countLayout)
 	disabled int32 // every call a disabled rule passed through
 }
@@ -161,7 +161,7 @@ func (c *Compiled) countLayout() {
 			c.conds[i].ids = t.ids[i]
 		}
 	}
-	c.cnt = t.layout.Build(c.rule)
+	c.SetCounters(t.layout.Build(c.rule))
 }
 
 func newCountTemplate(r *Rule) *countTemplate {
@@ -215,24 +215,12 @@ func newCountTemplate(r *Rule) *countTemplate {
 	return t
 }
 
-// Counters are the rule's branch counters (see countLayout); nil for no
-// rule.
-func (c *Compiled) Counters() *router.Counters {
+// Cells are c's branch counters (router.Counted); nil for no rule.
+func (c *Compiled) Cells() *router.Counted {
 	if c == nil {
 		return nil
 	}
-	return c.cnt
-}
-
-// AdoptCounters makes c count into prev's cells when prev was compiled
-// from the same rule (the same accepted version) with the same layout:
-// counters survive a snapshot rebuild for a provider change and start
-// again with a new rule version. It must be called before c is used.
-func (c *Compiled) AdoptCounters(prev *Compiled) {
-	if c == nil || prev == nil {
-		return
-	}
-	c.cnt = c.cnt.Adopt(prev.cnt)
+	return &c.Counted
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -136,7 +136,7 @@ func TestCountersAdopt(t *testing.T) {
 	route(c1, u, "a", 2)
 	u2 := router.NewUniverse(len(urls) - 1)
 	c2 := r.Compile(u2, nil, urls[:3], CompileOptions{})
-	c2.AdoptCounters(c1)
+	c2.Cells().AdoptCounters(c1.Cells())
 	route(c2, u2, "a", 1)
 	route(c1, u, "a", 1) // a call still on the previous snapshot
 	if got := c2.Counters().Count("rule", router.BranchCalls); got != 4 {
@@ -144,7 +144,7 @@ func TestCountersAdopt(t *testing.T) {
 	}
 	r2, _ := ParseRule(sprintf(counterRuleV30, "false"))
 	c3 := r2.Compile(u2, nil, urls[:3], CompileOptions{})
-	c3.AdoptCounters(c2)
+	c3.Cells().AdoptCounters(c2.Cells())
 	if got := c3.Counters().Count("rule", router.BranchCalls); got != 0 {
 		t.Errorf("new rule version starts at %d, want 0", got)
 	}

@@ -51,7 +51,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 	count := step == nil
 	if !c.enabled {
 		if count {
-			c.cnt.Inc(c.disabled)
+			c.Counters().Inc(c.disabled)
 		}
 		if step != nil {
 			step.Branch = router.BranchDisabled
@@ -75,7 +75,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		case before.Empty():
 			br = router.BranchEmptyInput
 			if count {
-				c.cnt.Inc(cc.ids.emptyInput + later)
+				c.Counters().Inc(cc.ids.emptyInput + later)
 				later = 1
 			}
 		case !cc.whenMatches(call):
@@ -90,7 +90,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 			}
 			summary = br
 			if count && id >= 0 {
-				c.cnt.Inc(id + later)
+				c.Counters().Inc(id + later)
 				later = 1
 			}
 		}
@@ -106,7 +106,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 		}
 	}
 	if count && later == 0 {
-		c.cnt.Inc(c.calls)
+		c.Counters().Inc(c.calls)
 	}
 	if step != nil {
 		if in.Empty() {

@@ -41,9 +41,9 @@ type Compiled struct {
 	// the answer to a tagless request.
 	failover *Set
 
-	// cnt counts the branch of every call routed without a step (the call
+	// Counted counts the branch of every call routed without a step (the call
 	// path); ids are its cells (see countLayout).
-	cnt *router.Counters
+	router.Counted
 	ids branchIDs
 }
 
@@ -602,7 +602,7 @@ func (c *Compiled) countLayout(usable bool) map[string]int32 {
 		}
 	}
 	c.ids = t.ids
-	c.cnt = t.layout.Build(c.rule)
+	c.SetCounters(t.layout.Build(c.rule))
 	return t.hits
 }
 
@@ -637,24 +637,12 @@ func newCountTemplate(r *Rule) *countTemplate {
 	return &countTemplate{layout: l, ids: ids, hits: hits}
 }
 
-// Counters are the router's branch counters (see countLayout).
-func (c *Compiled) Counters() *router.Counters {
+// Cells are c's branch counters (router.Counted); nil for no rule.
+func (c *Compiled) Cells() *router.Counted {
 	if c == nil {
 		return nil
 	}
-	return c.cnt
-}
-
-// AdoptCounters makes c count into prev's cells when prev was compiled
-// from the same rule (the same accepted version, or both without a rule)
-// with the same layout: counters survive a snapshot rebuild for a provider
-// change and start again with a new rule version. It must be called before
-// c is used.
-func (c *Compiled) AdoptCounters(prev *Compiled) {
-	if c == nil || prev == nil {
-		return
-	}
-	c.cnt = c.cnt.Adopt(prev.cnt)
+	return &c.Counted
 }
 
 // Route returns the subset of in that Java's TagStateRouter.doRoute would
@@ -669,7 +657,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	count := step == nil
 	if in.Empty() {
 		if count {
-			c.cnt.Inc(c.ids.emptyInput)
+			c.Counters().Inc(c.ids.emptyInput)
 		}
 		if step != nil {
 			step.Branch = router.BranchEmptyInput
@@ -689,7 +677,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		if tag == "" {
 			out := u.And(in, c.untagged)
 			if count {
-				c.cnt.Inc(c.ids.tagless)
+				c.Counters().Inc(c.ids.tagless)
 			}
 			if step != nil {
 				step.Branch = router.BranchTagless
@@ -705,7 +693,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		switch {
 		case !out.Empty():
 			if count {
-				c.cnt.Inc(c.ids.static)
+				c.Counters().Inc(c.ids.static)
 			}
 			if step != nil {
 				step.Branch = router.BranchStatic
@@ -714,7 +702,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 			return out
 		case force:
 			if count {
-				c.cnt.Inc(c.ids.staticForcedEmpty)
+				c.Counters().Inc(c.ids.staticForcedEmpty)
 			}
 			if step != nil {
 				step.Branch = router.BranchStaticForcedEmpty
@@ -724,7 +712,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		}
 		out = u.And(in, c.untagged)
 		if count {
-			c.cnt.Inc(c.ids.staticFallback)
+			c.Counters().Inc(c.ids.staticFallback)
 		}
 		if step != nil {
 			step.Branch = router.BranchStaticFallback
@@ -736,7 +724,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	if tag == "" {
 		out := u.And(in, c.failover)
 		if count {
-			c.cnt.Inc(c.ids.tagless)
+			c.Counters().Inc(c.ids.tagless)
 		}
 		if step != nil {
 			step.Branch = router.BranchTagless
@@ -755,7 +743,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		out = u.And(in, pool.set)
 		if !out.Empty() {
 			if count {
-				c.cnt.Inc(pool.hit)
+				c.Counters().Inc(pool.hit)
 			}
 			if step != nil {
 				step.Branch = router.BranchDynamicHit
@@ -765,7 +753,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		}
 		if c.ruleForce {
 			if count {
-				c.cnt.Inc(c.ids.dynamicForceEmpty)
+				c.Counters().Inc(c.ids.dynamicForceEmpty)
 			}
 			if step != nil {
 				step.Branch = router.BranchDynamicForceEmpty
@@ -781,7 +769,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		out = u.And(in, p)
 		if !out.Empty() {
 			if count {
-				c.cnt.Inc(c.ids.staticInDynamic)
+				c.Counters().Inc(c.ids.staticInDynamic)
 			}
 			if step != nil {
 				step.Branch = router.BranchStaticInDynamic
@@ -792,7 +780,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	}
 	if force {
 		if count {
-			c.cnt.Inc(c.ids.forcedEmpty)
+			c.Counters().Inc(c.ids.forcedEmpty)
 		}
 		if step != nil {
 			step.Branch = router.BranchForcedEmpty
@@ -802,7 +790,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	}
 	out = u.And(in, c.failover)
 	if count {
-		c.cnt.Inc(c.ids.fallbackUntagged)
+		c.Counters().Inc(c.ids.fallbackUntagged)
 	}
 	if step != nil {
 		step.Branch = router.BranchFallbackUntagged

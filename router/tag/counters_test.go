@@ -77,12 +77,12 @@ func TestCounters(t *testing.T) {
 	}
 	// A rebuild with the same rule keeps the counts; another rule resets.
 	again := Compile(rule, router.NewUniverse(2), nil, f.urls[:2])
-	again.AdoptCounters(dyn)
+	again.Cells().AdoptCounters(dyn.Cells())
 	if got := again.Counters().CountDetail(sc, router.BranchDynamicHit, `tag "gray"`); got != 7 {
 		t.Errorf("adopted gray hits = %d, want 7", got)
 	}
 	other := Compile(forced, u, nil, f.urls)
-	other.AdoptCounters(dyn)
+	other.Cells().AdoptCounters(dyn.Cells())
 	if got := other.Counters().Count(sc, router.BranchTagless); got != 0 {
 		t.Errorf("another rule kept %d tagless calls", got)
 	}

@@ -5,10 +5,11 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/dubboroute/dubboroute/cluster"
-	"github.com/dubboroute/dubboroute/extension/balancers"
-	"github.com/dubboroute/dubboroute/extension/strategies"
 )
 
+// The process's collectors: package-level because Prometheus collectors
+// are registered once per process (extension.Collectors hands them to the
+// application's registry) and every chain of the process counts into them.
 var (
 	routedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "routed_total",
@@ -45,11 +46,10 @@ var (
 	}, []string{"class"})
 )
 
-// Collectors returns every dubboroute collector, for
-// prometheus.MustRegister(extension.Collectors()...).
+// Collectors returns the collectors of this package (extension.Collectors
+// adds the balancers' and the strategies').
 func Collectors() []prometheus.Collector {
-	out := append([]prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal, DubboGoDiffersTotal}, balancers.Collectors()...)
-	return append(out, strategies.Collectors()...)
+	return []prometheus.Collector{routedTotal, emptyRoutesTotal, RuleChangesTotal, rebuildsTotal, rebuildSeconds, GrayPicksTotal, DubboGoDiffersTotal}
 }
 
 // ChainMetrics is a cluster.Observer with every counter resolved up front,
@@ -96,6 +96,7 @@ func (m *ChainMetrics) RoutedCount(r int, o cluster.Outcome) uint64 {
 	return counterOf(m.routed[r][o])
 }
 
+// grayPickCounters are GrayPicksTotal's counters by class, resolved once.
 var grayPickCounters = map[string]interface{ Inc() }{
 	"gray":   GrayPicksTotal.WithLabelValues("gray"),
 	"normal": GrayPicksTotal.WithLabelValues("normal"),

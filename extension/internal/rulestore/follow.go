@@ -85,20 +85,12 @@ func (ks *keyState) applyRevision(ev source.RuleEvent, event bool) {
 	if ev.Deleted && first {
 		return // no rule to begin with
 	}
-	content := ev.Content
-	if ev.Deleted {
-		content = ""
-	}
-	if ks.kind == rules.KindConfigurators {
-		// Java's listener: no node is a delete; an empty node is content
-		// that fails to parse (skipped at the initial read).
-		if first && !ev.Deleted && content == "" {
-			return
-		}
-		ks.applyConfigurators(content, ev.Deleted, event)
+	if ks.kind == rules.KindConfigurators && first && ev.Content == "" {
+		// Java's listener skips an empty node at the initial read (later,
+		// empty content is content that fails to parse).
 		return
 	}
-	ks.apply(content, event)
+	ks.applyEvent(ev, event)
 }
 
 // sameRevision compares two revisions with ==, false (apply) for a

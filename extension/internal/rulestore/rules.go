@@ -19,6 +19,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
+	"github.com/dubboroute/dubboroute/extension/source"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router/condition"
 	"github.com/dubboroute/dubboroute/router/script"
@@ -70,8 +71,15 @@ type keyState struct {
 type ruleStore struct {
 	mu   sync.Mutex
 	keys map[string]*keyState
+	// listening maps keys to the dynamic configuration they listen on
+	// (config_center.DynamicConfiguration).
+	listening sync.Map
 }
 
+// store is the process's rule store: a package-level variable because
+// every binding and provider export of the process shares one
+// subscription per key, as dubbo-go's config center has one listener list
+// per process.
 var store = &ruleStore{keys: map[string]*keyState{}}
 
 // Subscribe registers fn for changes of key (of kind) in the process's
@@ -117,7 +125,7 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 				// which watches the key again.
 				stop, ks.stopWatch = ks.stopWatch, nil
 				ks.watchGen++
-				listening.Delete(ks.key)
+				store.listening.Delete(ks.key)
 			}
 			ks.mu.Unlock()
 			if stop != nil {
@@ -128,18 +136,15 @@ func (s *ruleStore) subscribe(key string, kind rules.Kind, fn func(cluster.RuleR
 	}
 }
 
-// listening maps keys to the dynamic configuration they listen on.
-var listening sync.Map // key -> config_center.DynamicConfiguration
-
 func (ks *keyState) listen() {
 	dc := conf.GetEnvInstance().GetDynamicConfiguration()
 	if dc == nil {
 		return
 	}
-	if prev, loaded := listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
+	if prev, loaded := store.listening.LoadOrStore(ks.key, dc); loaded && prev == dc {
 		return
 	} else if loaded {
-		listening.Store(ks.key, dc) // a new config center replaced the old one
+		store.listening.Store(ks.key, dc) // a new config center replaced the old one
 	}
 	if d, ok := dc.(interface{ GetURL() *common.URL }); ok && ks.sourceWatch(d.GetURL()) {
 		return
@@ -161,31 +166,32 @@ func (ks *keyState) listen() {
 	evented := ks.evented
 	ks.mu.Unlock()
 	if content != "" && !evented {
-		if ks.kind == rules.KindConfigurators {
-			ks.applyConfigurators(content, false, false)
-			return
-		}
-		ks.apply(content, false)
+		ks.applyEvent(source.NewRuleEvent(ks.key, true, content, nil), false)
 	}
 }
 
-// Process implements config_center.ConfigurationListener.
+// Process implements config_center.ConfigurationListener: dubbo-go's
+// change event, judged as every rule source's (source.NewRuleEvent).
 func (ks *keyState) Process(ev *config_center.ConfigChangeEvent) {
 	if ev == nil {
 		return
 	}
 	content, _ := ev.Value.(string)
-	if ev.ConfigType == remoting.EventTypeDel {
-		content = ""
-	}
 	ks.mu.Lock()
 	ks.evented = true
 	ks.mu.Unlock()
+	ks.applyEvent(source.NewRuleEvent(ks.key, ev.ConfigType != remoting.EventTypeDel, content, nil), true)
+}
+
+// applyEvent applies one state of the key (event: a change, not the
+// initial read): a configurators list or a routing rule. Whether it
+// deletes the rule was decided by source.NewRuleEvent.
+func (ks *keyState) applyEvent(ev source.RuleEvent, event bool) {
 	if ks.kind == rules.KindConfigurators {
-		ks.applyConfigurators(content, ev.ConfigType == remoting.EventTypeDel, true)
+		ks.applyConfigurators(ev.Content, ev.Deleted, event)
 		return
 	}
-	ks.apply(content, true)
+	ks.apply(ev.Content, event)
 }
 
 // applyConfigurators is Java's AbstractConfiguratorListener for a
@@ -201,7 +207,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	switch ch.Outcome {
 	case assembly.OutcomeDeleted:
 		ks.ref, ks.rev = ch.Ref, ch.Rev
-		ks.content, ks.accepted = "", now()
+		ks.content, ks.accepted = "", time.Now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if had {
@@ -222,7 +228,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		return
 	}
 	ks.ref, ks.rev = ch.Ref, ch.Rev
-	ks.content, ks.accepted = content, now()
+	ks.content, ks.accepted = content, time.Now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
@@ -244,7 +250,7 @@ func (ks *keyState) apply(content string, event bool) {
 	switch ch.Outcome {
 	case assembly.OutcomeDeleted:
 		ks.ref, ks.gray, ks.rev = ch.Ref, nil, ch.Rev
-		ks.content, ks.accepted = "", now()
+		ks.content, ks.accepted = "", time.Now()
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if ks.kind == rules.KindGray {
@@ -283,7 +289,7 @@ func (ks *keyState) apply(content string, event bool) {
 	}
 	ks.ref = ref
 	ks.gray = ch.Gray
-	ks.content, ks.accepted = content, now()
+	ks.content, ks.accepted = content, time.Now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
 	if ks.kind == rules.KindGray {
@@ -342,7 +348,7 @@ func notify(subs []func(cluster.RuleRef), ref cluster.RuleRef) {
 // Listening reports whether a config-center key is subscribed (for tests and
 // diagnostics).
 func Listening(key string) bool {
-	_, ok := listening.Load(key)
+	_, ok := store.listening.Load(key)
 	return ok
 }
 

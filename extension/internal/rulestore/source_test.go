@@ -129,7 +129,7 @@ func TestWatchGoesWithTheLastSubscription(t *testing.T) {
 	store.mu.Lock()
 	ks := store.keys[key]
 	store.mu.Unlock()
-	listening.Store(key, "unit") // as listen() records a config center
+	store.listening.Store(key, "unit") // as listen() records a config center
 	if !ks.sourceWatch(cu) {
 		t.Fatal("sourceWatch: the registered source was not used")
 	}
@@ -143,7 +143,7 @@ func TestWatchGoesWithTheLastSubscription(t *testing.T) {
 	}
 	c2()
 	waitFor(t, func() bool { return first.Err() != nil })
-	if _, ok := listening.Load(key); ok {
+	if _, ok := store.listening.Load(key); ok {
 		t.Fatal("key still recorded as listening")
 	}
 	if st := RuleStates(); !containsSource(st, key, "unit "+key) {

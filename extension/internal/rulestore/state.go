@@ -1,9 +1,9 @@
 package rulestore
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -14,9 +14,6 @@ import (
 // This file is the read-only view of the rule store that the console
 // (package console, through extension.RuleStates) shows. Nothing here is on
 // the call path.
-
-// now is the clock of the inspection records (accepted, rejected times).
-var now = time.Now
 
 // maxRejectedContent bounds the text of a rejected update kept for display.
 const maxRejectedContent = 16 << 10
@@ -36,15 +33,39 @@ type Rejection struct {
 	Content string
 }
 
-var lineRE = regexp.MustCompile(`\bline (\d+)`)
-
 func newRejection(err error, content string) *Rejection {
-	r := &Rejection{At: now(), Error: clip(err.Error(), maxLoggedError), Ignored: rules.IsIgnored(err),
+	r := &Rejection{At: time.Now(), Error: clip(err.Error(), maxLoggedError), Ignored: rules.IsIgnored(err),
 		Content: clip(content, maxRejectedContent)}
-	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
-		r.Line, _ = strconv.Atoi(m[1])
-	}
+	r.Line = lineOf(err.Error())
 	return r
+}
+
+// lineOf is the number after the first word "line " followed by digits in
+// msg (a parse error naming its line), 0 if none.
+func lineOf(msg string) int {
+	for i := 0; i < len(msg); {
+		j := strings.Index(msg[i:], "line ")
+		if j < 0 {
+			return 0
+		}
+		j += i
+		if j == 0 || !isWordByte(msg[j-1]) {
+			k := j + len("line ")
+			n := k
+			for n < len(msg) && msg[n] >= '0' && msg[n] <= '9' {
+				n++
+			}
+			if v, err := strconv.Atoi(msg[k:n]); err == nil {
+				return v
+			}
+		}
+		i = j + 1
+	}
+	return 0
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
 }
 
 // RuleState is one config-center key this process subscribes, as it holds

@@ -37,6 +37,19 @@ func Client(addrs, key string, opts ...dzk.Option) (*dzk.Client, error) {
 	return c, nil
 }
 
+// Registry returns the shared client of a registry URL, rooted at the
+// registry group (/<group>, "dubbo" by default): the client every
+// provider-list, registration and override watch of that registry uses.
+func Registry(ru *common.URL) (*dzk.Client, error) {
+	group := strings.TrimPrefix(ru.GetParam(constant.RegistryGroupKey, "dubbo"), "/")
+	key, opts := Options(ru)
+	c, err := Client(ru.Location, key+"root=/"+group, append(opts, dzk.WithRegistryRoot("/"+group))...)
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", ru.Location, err)
+	}
+	return c, nil
+}
+
 // URL parameters of TLS to ZooKeeper (extension/zkconn documents them).
 const (
 	TLSKey           = "zookeeper.tls"

@@ -16,7 +16,6 @@ import (
 
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
 
-	_ "github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/httpapi"
@@ -27,7 +26,8 @@ import (
 type Options struct {
 	// App is the consumer application name, e.g. demo-consumer1.
 	App string
-	// Registry is "memory://" or "zookeeper://host:port". Ignored with URL.
+	// Registry is "zookeeper://host:port" (or "memory://" in a process that
+	// links directory/memory: the demo and tests). Ignored with URL.
 	Registry string
 	// RegistryType is dubbo-go's registry-type (interface, service, all,
 	// default); empty: interface.

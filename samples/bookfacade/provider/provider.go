@@ -21,7 +21,6 @@ import (
 	// dubbo protocol, hessian2, registries, proxy factories, filters.
 	_ "dubbo.apache.org/dubbo-go/v3/imports"
 
-	_ "github.com/dubboroute/dubboroute/directory/memory"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
 )
@@ -44,9 +43,15 @@ type Options struct {
 	// which listens on every interface and registers the first non-loopback
 	// IPv4 address (or $DUBBO_IP_TO_REGISTRY). Tests use 127.0.0.1.
 	Host string
-	// Registry is "memory://" or "zookeeper://host:port"; empty means no
+	// Registry is "zookeeper://host:port" (or "memory://" in a process
+	// that links directory/memory: the demo and tests); empty means no
 	// registry (direct-URL consumers only).
 	Registry string
+	// Registered, if set, reports whether the provider on port is visible
+	// in the registry; Start waits for it (the in-process memory registry's
+	// export returns before that: memory.Registry.Registered). Nil: visible
+	// once exported, as with dubbo-go's registries.
+	Registered func(port int) bool
 	// ConfigCenter is where dynamic configuration (<app>.configurators,
 	// <service>.configurators) is read from, e.g. "zookeeper://host:port"
 	// or "memory://"; empty: none.
@@ -352,18 +357,10 @@ func (p *Provider) waitReady() error {
 	}
 }
 
-// registered reports whether the provider is visible in the in-process
-// registry (always true for other registries: their export returns only
-// after registering).
+// registered reports whether the provider is visible in its registry
+// (Options.Registered; true without one).
 func (p *Provider) registered() bool {
-	if p.opts.Registry == "" {
-		return true
-	}
-	scheme, _, err := regconf.Split(p.opts.Registry)
-	if err != nil || scheme != "memory" {
-		return true
-	}
-	return memoryHas(p.opts.Port)
+	return p.opts.Registered == nil || p.opts.Registered(p.opts.Port)
 }
 
 // ShutdownOptions configure dubbo-go's graceful shutdown for Java's

@@ -40,7 +40,7 @@ func StartProviders() (Ports, error) {
 		if err != nil {
 			return ps, err
 		}
-		if _, err := provider.Start(provider.Options{Port: port, Registry: "memory://", LogLevel: "error"}); err != nil {
+		if _, err := provider.Start(provider.Options{Port: port, Registry: "memory://", LogLevel: "error", Registered: memory.Registry.Registered(api.Interface)}); err != nil {
 			return ps, fmt.Errorf("rpcfix: start provider on %d: %w", port, err)
 		}
 		*p = port

@@ -50,6 +50,7 @@ func run(calls int, logLevel string) error {
 		{Port: d.p1, Registry: "memory://", LogLevel: logLevel},
 		{Port: d.p2, Registry: "memory://", LogLevel: logLevel, Params: map[string]string{"status": "gray"}},
 	} {
+		o.Registered = memory.Registry.Registered(api.Interface)
 		if _, err := provider.Start(o); err != nil {
 			return err
 		}

@@ -38,7 +38,7 @@ func main() {
 	port := flag.Int("port", 20880, "port of the (first) protocol")
 	proto := flag.String("protocol", "dubbo", "protocol the service is exported over: dubbo, tri (triple, hessian2 as Java's triple sends it for non-IDL interfaces), or dubbo,tri (both: tri on -tri-port)")
 	triPort := flag.Int("tri-port", 0, "triple port with -protocol dubbo,tri")
-	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port, memory://, or empty for none")
+	reg := flag.String("registry", "zookeeper://127.0.0.1:2181", "registry: zookeeper://host:port, or empty for none")
 	app := flag.String("app", api.ProviderApp, "application name")
 	tag := flag.String("tag", "", "static dubbo.tag of this provider")
 	logLevel := flag.String("log", "warn", "dubbo-go log level")

@@ -37,7 +37,7 @@ func (f *Failback) after(d time.Duration, fn func()) {
 // whether a retry was scheduled.
 func FailbackInvoke[I Invoker, R any](f *Failback, c Call[I, R], s *Selector[I], invokers []I, sticky bool) (R, bool) {
 	ivk := s.Select(pickOf(c), invokers, nil, sticky)
-	r := invokeSelected(c, "failback", ivk)
+	r, ivk := invokeRedirect(c, s, "failback", ivk, invokers, nil, sticky)
 	if !c.Kind(r).IsThrown() {
 		return r, false
 	}

@@ -25,6 +25,11 @@ type Selector[I Invoker] struct {
 	// Intn draws for reselect when ReselectCount < len(invokers)
 	// (ThreadLocalRandom in Java); nil: math/rand/v2.
 	Intn func(n int) int
+	// Avail, if set, is Java's invoker.isAvailable() as the selection
+	// sees it (nil: the invoker's own IsAvailable). The dubbo-go glue sets
+	// it to also report a provider whose connection it saw down (see
+	// extension/strategies), which dubbo-go's IsAvailable does not.
+	Avail func(I) bool
 
 	hasSticky atomic.Bool
 	mu        sync.Mutex
@@ -41,6 +46,15 @@ func (s *Selector[I]) intn(n int) int {
 		return s.Intn(n)
 	}
 	return rand.IntN(n)
+}
+
+// Available is Java's invoker.isAvailable() as this selector sees it:
+// Avail when set, else the invoker's IsAvailable.
+func (s *Selector[I]) Available(x I) bool {
+	if s.Avail != nil {
+		return s.Avail(x)
+	}
+	return x.IsAvailable()
 }
 
 func (s *Selector[I]) invalidate(x I) {
@@ -67,7 +81,7 @@ func (s *Selector[I]) Select(pick func([]I) I, invokers, selected []I, sticky bo
 			st = zero
 		}
 		s.mu.Unlock()
-		if sticky && st != zero && !contains(selected, st) && s.AvailableCheck && st.IsAvailable() {
+		if sticky && st != zero && !contains(selected, st) && s.AvailableCheck && s.Available(st) {
 			return st
 		}
 	}
@@ -86,7 +100,7 @@ func (s *Selector[I]) doSelect(pick func([]I) I, invokers, selected []I) I {
 	var zero I
 	if len(invokers) == 1 {
 		ivk := invokers[0]
-		if s.AvailableCheck && !ivk.IsAvailable() {
+		if s.AvailableCheck && !s.Available(ivk) {
 			s.invalidate(ivk)
 		}
 		return ivk
@@ -96,7 +110,7 @@ func (s *Selector[I]) doSelect(pick func([]I) I, invokers, selected []I) I {
 		return zero
 	}
 	isSelected := contains(selected, ivk)
-	isUnavailable := s.AvailableCheck && !ivk.IsAvailable()
+	isUnavailable := s.AvailableCheck && !s.Available(ivk)
 	if isUnavailable {
 		s.invalidate(ivk)
 	}
@@ -118,7 +132,7 @@ func (s *Selector[I]) reselect(pick func([]I) I, invokers, selected []I) I {
 	cands := make([]I, 0, min(len(invokers), max(n, 0)))
 	if n >= len(invokers) {
 		for _, ivk := range invokers {
-			if s.AvailableCheck && !ivk.IsAvailable() {
+			if s.AvailableCheck && !s.Available(ivk) {
 				s.invalidate(ivk)
 				continue
 			}
@@ -129,7 +143,7 @@ func (s *Selector[I]) reselect(pick func([]I) I, invokers, selected []I) I {
 	} else {
 		for i := 0; i < n; i++ {
 			ivk := invokers[s.intn(len(invokers))]
-			if s.AvailableCheck && !ivk.IsAvailable() {
+			if s.AvailableCheck && !s.Available(ivk) {
 				s.invalidate(ivk)
 				continue
 			}
@@ -144,7 +158,7 @@ func (s *Selector[I]) reselect(pick func([]I) I, invokers, selected []I) I {
 		return pick(cands)
 	}
 	for _, ivk := range selected {
-		if ivk != zero && ivk.IsAvailable() && !contains(cands, ivk) {
+		if ivk != zero && s.Available(ivk) && !contains(cands, ivk) {
 			cands = append(cands, ivk)
 		}
 	}

@@ -63,8 +63,8 @@ func Failover[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, atte
 			invokers = again
 		}
 		ivk := s.Select(pickOf(c), invokers, invoked, sticky)
+		r, ivk := invokeRedirect(c, s, "failover", ivk, invokers, invoked, sticky)
 		invoked = append(invoked, ivk)
-		r := invokeSelected(c, "failover", ivk)
 		switch c.Kind(r) {
 		case Thrown, ThrownOther:
 			last, lastErr = r, c.Err(r)
@@ -93,7 +93,7 @@ func countDistinct[I Invoker](list []I) int {
 // exception stays as it is).
 func Failfast[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, sticky bool) R {
 	ivk := s.Select(pickOf(c), invokers, nil, sticky)
-	r := invokeSelected(c, "failfast", ivk)
+	r, _ := invokeRedirect(c, s, "failfast", ivk, invokers, nil, sticky)
 	switch c.Kind(r) {
 	case Thrown, ThrownOther:
 		err := c.Err(r)
@@ -107,7 +107,7 @@ func Failfast[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, stic
 // in the result is returned.
 func Failsafe[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, sticky bool) R {
 	ivk := s.Select(pickOf(c), invokers, nil, sticky)
-	r := invokeSelected(c, "failsafe", ivk)
+	r, _ := invokeRedirect(c, s, "failsafe", ivk, invokers, nil, sticky)
 	if c.Kind(r).IsThrown() {
 		return c.Empty()
 	}
@@ -115,12 +115,26 @@ func Failsafe[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, stic
 }
 
 // Available is Java's AvailableClusterInvoker: the first available
-// provider in list order, no load balancer, no retry.
-func Available[I Invoker, R any](c Call[I, R], invokers []I) R {
+// provider in list order (available as s sees it; nil s: IsAvailable), no
+// load balancer, no retry. With a Redirector, an attempt that failed
+// before it was sent goes on to the next available provider.
+func Available[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I) R {
+	rd, redirect := any(c).(Redirector[R])
+	var (
+		last    R
+		invoked bool
+	)
 	for _, ivk := range invokers {
-		if ivk.IsAvailable() {
-			return c.Invoke(ivk)
+		if s != nil && !s.Available(ivk) || s == nil && !ivk.IsAvailable() {
+			continue
 		}
+		last, invoked = c.Invoke(ivk), true
+		if !redirect || !rd.NotSent(last) {
+			return last
+		}
+	}
+	if invoked {
+		return last
 	}
 	return c.Fail(&Error{Strategy: "available", Code: CodeUnknown, Msg: fmt.Sprintf("no provider available in %d provider(s)", len(invokers))})
 }

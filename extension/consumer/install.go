@@ -10,6 +10,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
+	"dubbo.apache.org/dubbo-go/v3/graceful_shutdown"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 	"dubbo.apache.org/dubbo-go/v3/registry"
@@ -281,6 +282,7 @@ func bind(dir directory.Directory, b *Binding) *boundDirectory {
 		logger.Warnf("[dubboroute] directory %T of %s does not expose its router chain; its List routes without dubboroute (the cluster strategies still route)", dir, b.iface)
 	}
 	b.installed.Store(true)
+	leaveClosingRegistry(dir)
 	return &boundDirectory{Directory: dir, b: b}
 }
 
@@ -298,6 +300,39 @@ func bindStatic(dir directory.Directory) *boundDirectory {
 	bd := bind(dir, b)
 	b.setInvokers(invokers)
 	return bd
+}
+
+// leaveClosingRegistry takes a directory dubboroute routes out of dubbo-go's
+// closing-instance registry. There, a consumer that receives a provider's
+// "closing" announcement removes that provider from the directory at once
+// and destroys its invoker, which loses the calls still in flight on it
+// (they time out), and keeps a 30 s tombstone that, at application level,
+// ignores the provider restarted on the same address. dubboroute's
+// strategies instead stop picking a closing provider (its calls in flight
+// finish) and the registry's delete removes it (extension/strategies,
+// docs/availability.md).
+func leaveClosingRegistry(dir directory.Directory) {
+	var rd *regdir.RegistryDirectory
+	switch d := dir.(type) {
+	case *regdir.RegistryDirectory:
+		rd = d
+	case *regdir.ServiceDiscoveryRegistryDirectory:
+		rd = d.RegistryDirectory
+	default:
+		return
+	}
+	if rd == nil {
+		return
+	}
+	u := rd.GetURL()
+	if u == nil {
+		return
+	}
+	key := u.ServiceKey()
+	if key == "" && u.SubURL != nil {
+		key = u.SubURL.ServiceKey()
+	}
+	graceful_shutdown.DefaultClosingDirectoryRegistry().Unregister(key, rd)
 }
 
 // grayMetricsLB counts picks and delegates to the gray balancer.

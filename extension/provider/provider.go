@@ -274,8 +274,9 @@ func (pe *providerExport) apply() {
 }
 
 // UnregisterRegistries implements dubbo-go's graceful-shutdown capability:
-// registrations dubboroute replaced are removed first, then dubbo-go's own
-// (its attempt on a replaced one only logs that it is not registered).
+// every registration of every export, in every registry, is removed first,
+// then dubbo-go's own pass runs (its attempt on one already removed only
+// logs that it is not registered).
 func (p *providerProtocol) UnregisterRegistries() {
 	p.mu.Lock()
 	exports := append([]*providerExport(nil), p.exports...)
@@ -289,10 +290,14 @@ func (p *providerProtocol) UnregisterRegistries() {
 			c()
 		}
 		pe.cancel = nil
-		if pe.current.String() != pe.original.String() {
-			if err := pe.reg.UnRegister(pe.current); err != nil {
-				logger.Warnf("[dubboroute] provider %s: unregister the configured URL: %v", pe.current.Location, err)
-			}
+		// Every registration, not only the replaced ones: dubbo-go's
+		// registry protocol keeps one exporter per provider URL, so with
+		// two registries (registry-type all: interface and application
+		// level, or two registries) it unregisters only from the last one
+		// exported, and the other registration stayed until the process's
+		// session expired.
+		if err := pe.reg.UnRegister(pe.current); err != nil {
+			logger.Warnf("[dubboroute] provider %s: unregister %s: %v", pe.current.Location, pe.reg.GetURL().Location, err)
 		}
 		pe.mu.Unlock()
 	}

@@ -15,4 +15,12 @@
 // dubbo-go's invokers, invocations and results, and classifies a result as
 // Java would (Classify): business exception, RpcException in the result,
 // or failed call.
+//
+// Availability (health.go): dubbo-go's IsAvailable stays true for a provider
+// whose connection is gone, so the selection also consults a table of
+// provider addresses whose connection a call found down (until a TCP
+// connect succeeds) and of provider invokers that announced their graceful
+// shutdown; a call that failed before its request was sent (NotSent) goes
+// to another routed provider (strategy.Redirector). See
+// docs/availability.md.
 package strategies

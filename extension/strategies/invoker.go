@@ -41,6 +41,7 @@ type invoker struct {
 	fb       *strategy.Failback
 	iface    string
 
+	health    *health // provider connections (nil for zone-aware)
 	invalidMu sync.Mutex
 	invalid   map[base.Invoker]struct{} // Java's invalidated invokers (unavailable picks)
 }
@@ -57,6 +58,12 @@ func newInvoker(name string, dir directory.Directory) *invoker {
 		i.iface = ref.GetParam(constant.InterfaceKey, ref.Service())
 	}
 	i.sel.Invalidate = i.invalidate
+	if name != "zone-aware" {
+		// Zone-aware selects among registries' cluster invokers, not
+		// providers: their availability is their directory's.
+		i.health = connHealth
+		i.sel.Avail = connHealth.available
+	}
 	return i
 }
 
@@ -200,6 +207,11 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	if err != nil {
 		return &result.RPCResult{Err: err}
 	}
+	defer func() {
+		if c.redirects > 0 {
+			redirectsTotal.WithLabelValues(i.iface).Add(float64(c.redirects))
+		}
+	}()
 	c.lb = LoadBalance(lbName(invokers[0], p, method))
 	sticky := strings.EqualFold(p.method(method, constant.StickyKey), "true") ||
 		(p.method(method, constant.StickyKey) == "" && invokers[0].GetURL() != nil && invokers[0].GetURL().GetParamBool(constant.StickyKey, false))
@@ -225,7 +237,7 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	case "broadcast":
 		return strategy.Broadcast(c, invokers, p.int("broadcast.fail.percent", strategy.DefaultFailPercent))
 	case "available":
-		return strategy.Available(c, invokers)
+		return strategy.Available(c, i.sel, invokers)
 	case "mergeable":
 		return strategy.Mergeable(c, invokers, mergerOf(p, c.inv.MethodName()))
 	case "zone-aware":
@@ -344,12 +356,13 @@ func zoneOf(inv base.Invocation) (string, bool) {
 
 // dgCall is strategy.Call over dubbo-go.
 type dgCall struct {
-	i      *invoker
-	ctx    context.Context
-	inv    base.Invocation
-	lb     loadbalance.LoadBalance
-	detach bool // failback: retries run after the caller returned
-	calls  int
+	i         *invoker
+	ctx       context.Context
+	inv       base.Invocation
+	lb        loadbalance.LoadBalance
+	detach    bool // failback: retries run after the caller returned
+	calls     int
+	redirects int // attempts that were not sent
 }
 
 // List implements strategy.Call: dubboroute's chain, minus the
@@ -400,7 +413,30 @@ func (c *dgCall) Invoke(ivk base.Invoker) result.Result {
 	if r == nil {
 		return &result.RPCResult{Err: &rpcError{err: fmt.Errorf("provider %s returned no result", ivk.GetURL().Location), code: strategy.CodeUnknown}}
 	}
+	if c.i.health != nil {
+		ns := c.notSent(r)
+		if ns {
+			c.redirects++
+		}
+		c.i.health.observe(ivk, r, ns)
+	}
 	return r
+}
+
+func (c *dgCall) notSent(r result.Result) bool {
+	err := r.Error()
+	return err != nil && Classify(err) == strategy.Thrown && NotSent(err)
+}
+
+// NotSent implements strategy.Redirector: a call that failed before its
+// request was sent is sent to another routed provider. Not for failback's
+// background retries (detached) nor zone-aware (registries, not
+// providers).
+func (c *dgCall) NotSent(r result.Result) bool {
+	if c.i.health == nil || c.detach && c.calls > 1 {
+		return false
+	}
+	return c.notSent(r)
 }
 
 // Kind implements strategy.Call.

@@ -16,6 +16,22 @@ var (
 		Namespace: "dubboroute", Name: "cluster_retries_total",
 		Help: "Provider calls a cluster strategy made beyond the first of a call (failover retries, forks, broadcast calls).",
 	}, []string{"service", "strategy"})
+	redirectsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "cluster_redirects_total",
+		Help: "Attempts that failed before their request was sent (connection closed or refused); the call goes on to another routed provider while there is one.",
+	}, []string{"service"})
+	connDown = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "provider_connections_down_total",
+		Help: "Times a provider address was found down by a call that could not be sent to it (it is then not picked while another routed provider is available).",
+	})
+	connUp = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "provider_connections_up_total",
+		Help: "Times a provider address that was down accepted a probe connection again.",
+	})
+	providersClosing = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "dubboroute", Name: "providers_closing_total",
+		Help: "Provider invokers that announced their graceful shutdown (the closing result attachment); not picked again while another routed provider is available.",
+	})
 	unknownNamesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "unknown_extension_names_total",
 		Help: "Lookups of a cluster or load balancer name dubbo-go has not registered, answered with Java's default (failover, random).",
@@ -24,7 +40,7 @@ var (
 
 // Collectors are this package's Prometheus collectors.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{mockedTotal, attemptsTotal, unknownNamesTotal}
+	return []prometheus.Collector{mockedTotal, attemptsTotal, redirectsTotal, connDown, connUp, providersClosing, unknownNamesTotal}
 }
 
 // mockedCounts mirrors mocked_calls_total for the console.

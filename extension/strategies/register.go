@@ -78,8 +78,10 @@ func (c *Cluster) Join(dir directory.Directory) base.Invoker { return newInvoker
 
 // Register registers every name into dubbo-go's cluster registry; wrap
 // may decorate the result (extension installs its chain and lanes there),
-// nil for none.
+// nil for none. It also makes removed provider invokers drain their calls
+// in flight before they are destroyed (drain.go).
 func Register(wrap func(name string, c dgcluster.Cluster) dgcluster.Cluster) {
+	registerDraining()
 	for _, c := range clusters {
 		if c.strategy == "" {
 			continue // dubbo-go's own

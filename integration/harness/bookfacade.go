@@ -52,7 +52,17 @@ type ProviderOptions struct {
 	// Protocol is the provider's -protocol: dubbo (empty), tri, or
 	// dubbo,tri (both; the tri port is picked free).
 	Protocol string
+	// ShutdownWait is the provider's -shutdown-wait (Java's
+	// dubbo.service.shutdown.wait): how long it keeps serving after it
+	// unregistered on SIGTERM. Default DefaultShutdownWait, so that
+	// stopping a provider is quick; a test of graceful shutdown sets it.
+	ShutdownWait time.Duration
 }
+
+// DefaultShutdownWait is the providers' -shutdown-wait unless a test sets
+// one: short, so that Stop (and every test's cleanup) does not wait the
+// command's 10 s.
+const DefaultShutdownWait = 50 * time.Millisecond
 
 // Provider is a running cmd/provider.
 type Provider struct {
@@ -82,7 +92,11 @@ func StartProvider(t testing.TB, bins *Binaries, opts ProviderOptions) *Provider
 				t.Fatal(err)
 			}
 		}
-		args := []string{"-port", strconv.Itoa(port), "-host", Host, "-registry", opts.Registry, "-log", opts.LogLevel}
+		wait := opts.ShutdownWait
+		if wait <= 0 {
+			wait = DefaultShutdownWait
+		}
+		args := []string{"-port", strconv.Itoa(port), "-host", Host, "-registry", opts.Registry, "-log", opts.LogLevel, "-shutdown-wait", wait.String()}
 		triPort := 0
 		if opts.Protocol != "" {
 			args = append(args, "-protocol", opts.Protocol)

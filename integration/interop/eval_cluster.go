@@ -243,7 +243,7 @@ func EvalCluster(c *ClusterCase) ClusterAnswer {
 			case "broadcast":
 				return strategy.Broadcast(call, invokers, intParam(c.Params, "broadcast.fail.percent", strategy.DefaultFailPercent))
 			case "available":
-				return strategy.Available(call, invokers)
+				return strategy.Available(call, sel, invokers)
 			}
 			return sres{kind: strategy.ThrownOther, from: -1, err: fmt.Errorf("unknown strategy %s", c.Strategy)}
 		}

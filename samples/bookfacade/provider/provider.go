@@ -13,6 +13,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
+	"dubbo.apache.org/dubbo-go/v3/graceful_shutdown"
 	dglog "dubbo.apache.org/dubbo-go/v3/logger"
 	"dubbo.apache.org/dubbo-go/v3/protocol"
 	"dubbo.apache.org/dubbo-go/v3/server"
@@ -67,6 +68,13 @@ type Options struct {
 	// Sessions is the most connections the provider accepts at once
 	// (dubbo-go's getty session-number); 0 keeps dubbo-go's default, 700.
 	Sessions int
+	// ShutdownWait is Java's dubbo.service.shutdown.wait: on Shutdown (and
+	// on SIGTERM/SIGINT, dubbo-go's graceful shutdown) the provider first
+	// unregisters from every registry, then keeps serving for this long
+	// so that consumers see it leave, then waits for the calls in flight
+	// and closes (dubbo-go's consumer-update-wait-time). 0 keeps
+	// dubbo-go's default (3 s); the command's default is Java's 10 s.
+	ShutdownWait time.Duration
 }
 
 // Provider is a running provider.
@@ -260,6 +268,9 @@ func Start(opts Options) (*Provider, error) {
 	if opts.LogLevel != "" {
 		insOpts = append(insOpts, dubbo.WithLogger(dglog.WithLevel(opts.LogLevel)))
 	}
+	if opts.ShutdownWait > 0 {
+		insOpts = append(insOpts, dubbo.WithShutdown(ShutdownOptions(opts.ShutdownWait)...))
+	}
 	if opts.Registry != "" {
 		ro, err := regconf.RegistryOfType(opts.Registry, opts.RegistryType)
 		if err != nil {
@@ -353,6 +364,35 @@ func (p *Provider) registered() bool {
 		return true
 	}
 	return memoryHas(p.opts.Port)
+}
+
+// ShutdownOptions configure dubbo-go's graceful shutdown for Java's
+// dubbo.service.shutdown.wait: unregister, keep serving for wait (dubbo-go's
+// consumer-update-wait-time) while consumers drop the provider, wait for
+// the calls in flight (dubbo-go's step timeout, 3 s), close. The overall
+// bound (dubbo-go's timeout, after which it exits regardless) is raised to
+// cover the wait.
+func ShutdownOptions(wait time.Duration) []graceful_shutdown.Option {
+	return []graceful_shutdown.Option{
+		graceful_shutdown.WithConsumerUpdateWaitTime(wait),
+		// dubbo-go then also waits until no call came for this window
+		// (default 3 s, bounded by the step timeout); after wait, the
+		// consumers have dropped the provider, so a shorter wait asks for
+		// no more.
+		graceful_shutdown.WithOfflineRequestWindowTimeout(min(wait, 3*time.Second)),
+		graceful_shutdown.WithTimeout(max(60*time.Second, wait+30*time.Second)),
+	}
+}
+
+// Shutdown runs dubbo-go's graceful shutdown of the process (once; later
+// calls wait for the same one): unregister from every registry, keep
+// serving for ShutdownWait, wait for the calls in flight, close the
+// protocols. It returns when that is done or ctx ends.
+func Shutdown(ctx context.Context) error {
+	if err := graceful_shutdown.Shutdown(ctx); err != nil {
+		return fmt.Errorf("bookfacade provider: graceful shutdown: %w", err)
+	}
+	return nil
 }
 
 // DefaultWeight is the weight the provider publishes, Java Dubbo's default.

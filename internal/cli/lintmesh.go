@@ -21,6 +21,7 @@ var meshCodes = map[mesh.FindingCode]string{
 	mesh.FindBadRegex:       "DR408",
 	mesh.FindUndefinedSub:   "DR409",
 	mesh.FindWeights:        "DR410",
+	mesh.FindOutlierValue:   "DR414",
 }
 
 func meshLine(err error) int {

@@ -144,10 +144,11 @@ func (rs *resil) event(e outlier.Event) {
 	case e.Ejected:
 		outlierEjections.WithLabelValues(rs.iface, e.Reason.String()).Inc()
 		outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(1)
-		logger.Warnf("[dubboroute] %s: provider %s ejected (%s) until %s (backoff %d)", rs.iface, e.Addr, e.Reason, e.Until.UTC().Format(time.RFC3339Nano), e.Backoff)
+		logger.Warnf("[dubboroute] %s: provider %s ejected (%s) at %s until %s (backoff %d)", rs.iface, e.Addr, e.Reason,
+			e.At.UTC().Format(time.RFC3339Nano), e.Until.UTC().Format(time.RFC3339Nano), e.Backoff)
 	default:
 		outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(0)
-		logger.Infof("[dubboroute] %s: provider %s back in service (was ejected for %s)", rs.iface, e.Addr, e.Reason)
+		logger.Warnf("[dubboroute] %s: provider %s back in service at %s (was ejected for %s)", rs.iface, e.Addr, e.At.UTC().Format(time.RFC3339Nano), e.Reason)
 	}
 }
 

@@ -287,6 +287,15 @@ func (c *dgCall) RetryGate(n int, last result.Result) error {
 		}
 	}
 	retryAttempts.WithLabelValues(c.i.iface, c.inv.MethodName(), cat.String()).Inc()
+	// dubbo-go's dubbo invoker rewrites the call's timeout attachment as
+	// bare milliseconds ("300"), which its own next attempt cannot parse
+	// (it then waits its 3 s default): give the retry the first attempt's
+	// timeout, as Java does.
+	if v, ok := c.inv.GetAttachment(constant.TimeoutKey); ok {
+		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
+			c.inv.SetAttachment(constant.TimeoutKey, v+"ms")
+		}
+	}
 	// Chain stop: the retry carries its index, a lane key, so the hops it
 	// reaches make no retries of their own.
 	c.inv.SetAttachment(retry.ChainKey, strconv.Itoa(n))

@@ -153,3 +153,64 @@ func TestOutlierEjection(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryBudget (live): an outage where every provider times out, the
+// same fleet called by a consumer with Java's failover (retries 2: 3
+// attempts per call) and one with the retry policy (timeouts retried, the
+// method marked idempotent; gRPC's token bucket 10 tokens, ratio 0.1):
+// attempts per call ≤ 1 + the budget's share, about N + 3 attempts for N
+// calls.
+func TestRetryBudget(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(api.CallsDirEnv, dir)
+	w := newWorld(t, []harness.ProviderOptions{{}, {}, {}}, harness.ConsumerOptions{LoadBalance: "random", Retries: 2, Timeout: resilTimeout})
+	on := harness.StartConsumer(t, w.bins, harness.ConsumerOptions{App: consumerApp, Registry: w.reg, LoadBalance: "random", Retries: 2, Timeout: resilTimeout,
+		Params: map[string]string{"dubboroute.retry.policy": "on", "queryByName.dubboroute.idempotent": "true", "dubboroute.retry.budget": "10,0.1"}})
+	if _, err := on.WaitExplain(harness.QueryAll, settle, func(ex httpapi.Explain) bool { return harness.Same(ex.Providers, w.addrs()...) }); err != nil {
+		t.Fatalf("second consumer never saw every provider: %v", err)
+	}
+	// Every provider answers after 5 s, longer than any attempt waits:
+	// dubbo-go v3.3.2 gives an attempt after the first its 3 s default
+	// timeout (it rewrites the call's timeout attachment as bare
+	// milliseconds, then cannot parse it; the retry policy restores it),
+	// and sometimes a first attempt too.
+	const rate, run, slowMS = 5, 4 * time.Second, 5000
+	callOff := harness.Call{Method: "queryByName", Name: fmt.Sprintf("fault:off:0:%d:Go", slowMS)}
+	callOn := harness.Call{Method: "queryByName", Name: fmt.Sprintf("fault:on:0:%d:Go", slowMS)}
+	lOff := startLoad(w.c, loadSpec{Call: callOff, Rate: rate})
+	lOn := startLoad(on, loadSpec{Call: callOn, Rate: rate})
+	time.Sleep(run)
+	lOn.stop(t) // first: the Java-style calls take up to 9 s each to end
+	lOff.stop(t)
+	off, onSt := lOff.stats(), lOn.stats()
+	sum := func(m map[int]int) int {
+		n := 0
+		for _, v := range m {
+			n += v
+		}
+		return n
+	}
+	aOff, aOn := sum(attempts(dir, "off", w.ps)), sum(attempts(dir, "on", w.ps))
+	t.Logf("outage: every provider answers after %d ms, timeout %v, retries 2, %v at %d calls/s", slowMS, resilTimeout, run, rate)
+	t.Logf("Java's failover:       %d calls, %d failed, %d attempts (%.2f per call)", off.Calls, off.Failed, aOff, float64(aOff)/float64(off.Calls))
+	t.Logf("retry budget 10,0.1:   %d calls, %d failed, %d attempts (%.2f per call; the budget's share: 1 + 4/N = %.2f)", onSt.Calls, onSt.Failed, aOn, float64(aOn)/float64(onSt.Calls), 1+4/float64(onSt.Calls))
+	if off.Calls < rate*2 || onSt.Calls < rate*2 {
+		t.Fatalf("too little load: %d and %d calls", off.Calls, onSt.Calls)
+	}
+	if off.Failed != off.Calls || onSt.Failed != onSt.Calls {
+		t.Fatalf("in the outage %d/%d and %d/%d calls failed, want all", off.Failed, off.Calls, onSt.Failed, onSt.Calls)
+	}
+	if aOff != 3*off.Calls {
+		t.Errorf("Java's failover made %d attempts for %d calls, want 3 per call", aOff, off.Calls)
+	}
+	// The bucket starts at 10 tokens and allows retries while above 5:
+	// at most 4 retries before it is spent (concurrent calls may each
+	// have passed the gate before the others' tokens were taken: one more
+	// per call in flight).
+	if aOn < onSt.Calls || aOn > onSt.Calls+4+rate {
+		t.Errorf("with the budget %d attempts for %d calls, want N + about 3", aOn, onSt.Calls)
+	}
+	if !on.LogContains("retry not made (budget)") {
+		t.Errorf("no call failed with the budget's reason:\n%s", on.LogTail(20))
+	}
+}

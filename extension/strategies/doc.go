@@ -23,4 +23,12 @@
 // shutdown; a call that failed before its request was sent (NotSent) goes
 // to another routed provider (strategy.Redirector). See
 // docs/availability.md.
+//
+// Outlier ejection and the retry policy (resilience.go), beyond Java and
+// off unless configured: per reference an outlier detector
+// (cluster/outlier) fed with every attempt's result, whose ejected
+// providers leave the routed list before the balancer (never all of them),
+// and failover's retries gated by the method's retry policy (cluster/retry:
+// idempotency, budget, chain stop, deadline, backoff). Outliers reports
+// their state for the console. See docs/resilience.md.
 package strategies

@@ -525,3 +525,47 @@ func BenchmarkFilter(b *testing.B) {
 		})
 	}
 }
+
+// Concurrent recording, filtering, sweeping and syncing keep the counts
+// consistent (run with -race): the active ejections never exceed the cap
+// and match the providers marked ejected.
+func TestConcurrentUse(t *testing.T) {
+	c := Config{Consecutive5xx: 3, MaxEjectionPercent: 30, Interval: time.Millisecond, BaseEjectionTime: 2 * time.Millisecond}
+	d := New(c)
+	p := addrs(10)
+	d.Sync(p)
+	var f Filter[string]
+	f.Addr = func(a string) string { return a }
+	done := make(chan struct{})
+	for g := 0; g < 4; g++ {
+		go func(g int) {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 5000; i++ {
+				a := p[(i+g)%10]
+				r := Success
+				if (i+g)%10 < 4 {
+					r = ServerError
+				}
+				d.Record(a, r)
+				if out, _ := f.Apply(d, p); len(out) < 7 {
+					panic(fmt.Sprintf("filtered to %d of 10 with a 30%% cap", len(out)))
+				}
+				if i%1000 == 0 && g == 0 {
+					d.Sync(p)
+				}
+			}
+		}(g)
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	n := 0
+	for _, s := range d.State() {
+		if s.Ejected {
+			n++
+		}
+	}
+	if n != d.ActiveEjections() || n > 3 || d.Ejections() == 0 {
+		t.Fatalf("%d marked ejected, %d active, %d ejections in all; want equal, at most 3, some", n, d.ActiveEjections(), d.Ejections())
+	}
+}

@@ -77,7 +77,7 @@ func (i *invoker) GetURL() *common.URL { return i.dir.GetURL() }
 func (i *invoker) IsAvailable() bool { return i.dir.IsAvailable() }
 
 // Destroy implements common.Node.
-func (i *invoker) Destroy() { i.dir.Destroy() }
+func (i *invoker) Destroy() { resils.Delete(&i.res); i.dir.Destroy() }
 
 func (i *invoker) invalidate(ivk base.Invoker) {
 	i.invalidMu.Lock()

@@ -81,6 +81,11 @@ func ejections(c *harness.Consumer, addr string) (ej []ejection, back []time.Tim
 	return ej, back
 }
 
+// near reports whether the calls that failed and the attempts a provider
+// counted agree (a provider counts an attempt when it arrives: one sent as
+// the load stopped may not have arrived).
+func near(failed, counted int) bool { return failed >= counted && failed <= counted+2 }
+
 // TestOutlierEjection (live): four providers, one of which times out on
 // every call. The same fleet is called at the same rate by two consumers
 // with retries 0 (the setting): one as Java does (no ejection), one
@@ -124,7 +129,7 @@ func TestOutlierEjection(t *testing.T) {
 		t.Fatalf("too little load: %d and %d calls", off.Calls, onSt.Calls)
 	}
 	// Java's: every attempt on the slow provider is a failed call.
-	if off.Failed != aOff[slow.Port] || off.Failed < off.Calls/8 {
+	if !near(off.Failed, aOff[slow.Port]) || off.Failed < off.Calls/8 {
 		t.Errorf("without ejection %d of %d calls failed and the slow provider got %d attempts; want every one of its attempts failed, about a quarter of the calls", off.Failed, off.Calls, aOff[slow.Port])
 	}
 	if len(ej) == 0 || len(back) == 0 {
@@ -133,7 +138,7 @@ func TestOutlierEjection(t *testing.T) {
 	// Ejecting: each ejection needs 3 consecutive failures (plus the
 	// attempts already in flight when the third returns).
 	inFlight := resilRate * int(resilTimeout/time.Millisecond) / 1000 // calls sent while the third failure is on its way
-	if onSt.Failed != aOn[slow.Port] || onSt.Failed > len(ej)*(3+inFlight) || onSt.Failed*3 > off.Failed {
+	if !near(onSt.Failed, aOn[slow.Port]) || onSt.Failed > len(ej)*(3+inFlight) || onSt.Failed*3 > off.Failed {
 		t.Errorf("with ejection %d of %d calls failed (%d attempts on the slow provider, %d ejections); want about 3 per ejection and under a third of Java's %d",
 			onSt.Failed, onSt.Calls, aOn[slow.Port], len(ej), off.Failed)
 	}

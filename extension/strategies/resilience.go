@@ -386,6 +386,7 @@ func (rs *resil) report() (OutlierReport, bool) {
 	}
 	rep := OutlierReport{Config: s.cfg}
 	if s.det != nil {
+		rep.Config = s.det.Config() // defaults filled
 		rep.Providers = s.det.State()
 		rep.Overflow, rep.Panics = s.det.Overflows(), s.det.Panics()
 	}

@@ -3,8 +3,10 @@ package strategies
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
@@ -12,6 +14,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 
 	"github.com/dubboroute/dubboroute/cluster"
+	"github.com/dubboroute/dubboroute/cluster/outlier"
 	"github.com/dubboroute/dubboroute/cluster/retry"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/mesh"
@@ -34,9 +37,18 @@ var errTimeout = errors.New("maybe the client read timeout or fail to decode tcp
 // boundFleet is a failover cluster invoker over n providers behind a
 // snapshot whose consumer URL is consumer; provider i fails with errs[i]
 // (nil: answers).
-func boundFleet(t *testing.T, consumer string, meshRule string, errs ...error) (*invoker, []*fakeInvoker, *routingDir) {
+func boundFleet(t testing.TB, consumer string, meshRule string, errs ...error) (*invoker, []*fakeInvoker, *routingDir) {
 	t.Helper()
-	ci, fs := newFleet(t, "consumer://127.0.0.1/demo.Svc?interface=demo.Svc", errs...)
+	ref, err := common.NewURL("consumer://127.0.0.1/demo.Svc?interface=demo.Svc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs []*fakeInvoker
+	for i, e := range errs {
+		pu, _ := common.NewURL(fmt.Sprintf("dubbo://10.0.%d.%d:20880/demo.Svc", i/250, i%250+1))
+		fs = append(fs, &fakeInvoker{url: pu, err: e})
+	}
+	ci := newInvoker("failover", &fakeDir{url: ref})
 	cu, err := router.ParseURL(consumer)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +108,13 @@ func TestOutlierEjectionOnCallPath(t *testing.T) {
 		if _, listed := Outliers()["demo.Svc"]; !listed {
 			t.Fatalf("%s: Outliers() does not list demo.Svc", tc.name)
 		}
-		if !ok || len(rep.Providers) != 10 || !rep.Providers[0].Ejected || rep.Providers[0].Reason != "consecutive-5xx" || rep.Providers[0].Until.IsZero() {
+		var p1 outlier.HostState
+		for _, h := range rep.Providers {
+			if h.Addr == "10.0.0.1:20880" {
+				p1 = h
+			}
+		}
+		if !ok || len(rep.Providers) != 10 || !p1.Ejected || p1.Reason != "consecutive-5xx" || p1.Until.Sub(p1.Since) != 30*time.Second || rep.Config.Interval != 10*time.Second {
 			t.Fatalf("%s: report %+v", tc.name, rep)
 		}
 		if tc.name == "mesh" && rep.Config.Source != "MESHAPPRULE" {
@@ -202,4 +220,35 @@ func TestResilienceAllocs(t *testing.T) {
 	}
 	t.Logf("a failed attempt's record: %v allocations", testing.AllocsPerRun(100, func() { c.record(list[4], bad, false); c.record(list[4], ok, false) }))
 	_ = common.URL{}
+}
+
+// BenchmarkResilienceCallPath is what outlier ejection adds to one
+// successful attempt: the state lookup, the filter (one provider of 100
+// ejected, memoised) and recording the result; off: the same calls with
+// nothing configured.
+func BenchmarkResilienceCallPath(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		name, q := "off", ""
+		if on {
+			name, q = "on", "&dubboroute.outlier.consecutive-errors=5&dubboroute.outlier.max-ejection-percent=50"
+		}
+		b.Run(name, func(b *testing.B) {
+			errs := make([]error, 100)
+			errs[0] = errTimeout
+			ci, _, _ := boundFleet(b, "consumer://127.0.0.1/demo.Svc?interface=demo.Svc&retries=2"+q, "", errs...)
+			for i := 0; i < 200; i++ {
+				call(ci, nil)
+			}
+			p := ci.params()
+			ok := &result.RPCResult{}
+			list := p.snap.Invokers
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				s := ci.res.state(p.snap)
+				c := dgCall{i: ci, rs: s}
+				out := s.filterList(list)
+				c.record(out[i%len(out)], ok, false)
+			}
+		})
+	}
 }

@@ -209,8 +209,8 @@ func outcome(r result.Result, notSent bool) (outlier.Result, retry.Category) {
 // record counts one attempt in the detector and the retry budget.
 func (c *dgCall) record(ivk base.Invoker, r result.Result, notSent bool) {
 	s := c.rs
-	if s == nil {
-		return
+	if s == nil || s.det == nil && (c.mp == nil || c.mp.p == nil) {
+		return // both off: nothing to classify
 	}
 	o, cat := outcome(r, notSent)
 	if s.det != nil {

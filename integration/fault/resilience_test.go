@@ -108,7 +108,25 @@ func TestOutlierEjection(t *testing.T) {
 	lOff := startLoad(w.c, loadSpec{Call: callOff, Rate: resilRate})
 	lOn := startLoad(on, loadSpec{Call: callOn, Rate: resilRate})
 	start := time.Now()
-	time.Sleep(run)
+	// The consumer's explain shows the ejection, with reason and end.
+	var shown httpapi.Ejected
+	if err := harness.Eventually(run/2, func() error {
+		ex, err := on.Explain(harness.QueryAll)
+		if err != nil {
+			return err
+		}
+		for _, e := range ex.Ejected {
+			if e.Address == slow.Addr {
+				shown = e
+				return nil
+			}
+		}
+		return fmt.Errorf("explain shows ejected %v, want %s", ex.Ejected, slow.Addr)
+	}); err != nil {
+		t.Errorf("explain: %v", err)
+	}
+	explained := time.Since(start)
+	time.Sleep(run - time.Since(start))
 	lOff.stop(t)
 	lOn.stop(t)
 	off, onSt := lOff.stats(), lOn.stats()
@@ -118,6 +136,8 @@ func TestOutlierEjection(t *testing.T) {
 	t.Logf("load off: %s; on: %s", off, onSt)
 	t.Logf("Java's behaviour (no ejection): %d calls, %d failed; attempts per provider %v", off.Calls, off.Failed, aOff)
 	t.Logf("outlier ejection on:            %d calls, %d failed; attempts per provider %v", onSt.Calls, onSt.Failed, aOn)
+	t.Logf("explain at +%v: %s ejected (%s) since +%v until +%v", explained.Round(time.Millisecond), shown.Address, shown.Reason,
+		shown.Since.Sub(start).Round(time.Millisecond), shown.Until.Sub(start).Round(time.Millisecond))
 	for i, e := range ej {
 		ret := "still ejected at the end"
 		if i < len(back) {
@@ -146,6 +166,9 @@ func TestOutlierEjection(t *testing.T) {
 		if aOn[p.Port] == 0 {
 			t.Errorf("provider %s served nothing with ejection on: %v", p.Addr, aOn)
 		}
+	}
+	if shown.Reason != "consecutive-5xx" || shown.Until.Sub(shown.Since) < 3*time.Second {
+		t.Errorf("explain showed %+v, want consecutive-5xx for at least 3s", shown)
 	}
 	for i, e := range ej {
 		// base 3 s × backoff (1, 2, 3...), back at the first 1 s sweep after.

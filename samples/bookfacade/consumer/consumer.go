@@ -318,6 +318,13 @@ func (c *Consumer) Explain(method string, args []any, at Attachments) httpapi.Ex
 			ex.Gray = js
 		}
 	}
+	if rep, ok := extension.Outliers()[api.Interface]; ok {
+		for _, h := range rep.Providers {
+			if h.Ejected {
+				ex.Ejected = append(ex.Ejected, httpapi.Ejected{Address: h.Addr, Reason: h.Reason, Since: h.Since, Until: h.Until})
+			}
+		}
+	}
 	sort.Strings(ex.Providers)
 	return ex
 }

@@ -31,7 +31,11 @@ type State struct {
 	// Mocked counts the calls answered by service downgrade (mock), by
 	// "<service>.<method> <mode>/<outcome>".
 	Mocked map[string]uint64 `json:"mocked_calls"`
-	Holds  []Hold            `json:"holds"`
+	// Outliers are the references with outlier ejection or a retry policy:
+	// every provider's state (ejected ones with reason, since and until)
+	// and the retry budgets, by interface (docs/resilience.md).
+	Outliers map[string]extension.OutlierReport `json:"outliers,omitempty"`
+	Holds    []Hold                             `json:"holds"`
 }
 
 // ChainEntry is one stage of the chain, in call order.
@@ -250,7 +254,7 @@ func findRef(id string) (ref, bool) {
 // collect reads the process's routing state.
 func collect(now time.Time) *State {
 	st := &State{Schema: Schema, GeneratedAt: now, ChainOrder: chainOrder(), References: []Reference{},
-		Rules: []Rule{}, GrayPicks: extension.GrayPicks(), Mocked: extension.Mocked(), Holds: []Hold{}}
+		Rules: []Rule{}, GrayPicks: extension.GrayPicks(), Mocked: extension.Mocked(), Outliers: extension.Outliers(), Holds: []Hold{}}
 	holds := extension.Holds()
 	for _, h := range holds {
 		st.Holds = append(st.Holds, Hold{Interface: h.Interface, Address: h.Address, State: h.State, Since: h.Since, URL: RedactURL(h.URL)})

@@ -177,6 +177,14 @@ func GrayPicks() map[string]uint64 { return metrics.GrayPicks() }
 // start, by "<service>.<method> <mode>/<outcome>".
 func Mocked() map[string]uint64 { return strategies.Mocked() }
 
+// OutlierReport is one reference's outlier ejection and retry budget state.
+type OutlierReport = strategies.OutlierReport
+
+// Outliers reports who is ejected, why and until when, and the retry
+// budgets, for every reference with outlier ejection or a retry policy
+// configured (docs/resilience.md).
+func Outliers() map[string]OutlierReport { return strategies.Outliers() }
+
 // Discovery (extension/discovery).
 
 // Hold is a provider removal that is being held back: by the delete grace

@@ -68,6 +68,11 @@ func Failover[I Invoker, R any](c Call[I, R], s *Selector[I], invokers []I, atte
 		switch c.Kind(r) {
 		case Thrown, ThrownOther:
 			last, lastErr = r, c.Err(r)
+			if err := gateRetry(c, i+1, attempts, r); err != nil {
+				d := countDistinct(invoked)
+				return c.Fail(&Error{Strategy: "failover", Code: CodeOf(lastErr), Tried: i + 1, Providers: d, Of: len(invokers),
+					Msg: fmt.Sprintf("failed on %d provider(s) of %d", d, len(invokers)), Cause: err})
+			}
 			continue
 		}
 		return r

@@ -3,7 +3,7 @@
 //
 // Every provider invoker dubbo-go's proxy factories make captures the lane
 // of the call it serves — the attachments named by LaneConfig (default
-// dubbo.tag, dubbo.force.tag, dubboroute.gray) and by the gray rules in
+// dubbo.tag, dubbo.force.tag, dubboroute.gray, dubboroute.retry) and by the gray rules in
 // force (userId and any attachment a rule classifies on) — into the
 // handler's ctx; every cluster invoker (ClusterInvoker) adds that lane to a
 // call made with that ctx before routing it, and removes what dubbo-go

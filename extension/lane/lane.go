@@ -18,6 +18,7 @@ import (
 	// The proxy factories must be registered before we wrap them.
 	_ "dubbo.apache.org/dubbo-go/v3/proxy/proxy_factory"
 
+	"github.com/dubboroute/dubboroute/cluster/retry"
 	"github.com/dubboroute/dubboroute/extension/internal/shared"
 	"github.com/dubboroute/dubboroute/lanetrust"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
@@ -29,9 +30,10 @@ import (
 // before it is routed. See LaneConfig and docs/lanes.md.
 
 // DefaultLaneKeys are the attachments a lane carries besides the ones the
-// gray rules in force classify on: the request tag, its force flag and the
-// gray decision of a percentage rule.
-var DefaultLaneKeys = []string{constant.Tagkey, constant.ForceUseTag, gray.DefaultDecisionKey}
+// gray rules in force classify on: the request tag, its force flag, the
+// gray decision of a percentage rule and the retry policy's chain-stop mark
+// (set only on a retry attempt, and only with dubboroute.retry.policy=on).
+var DefaultLaneKeys = []string{constant.Tagkey, constant.ForceUseTag, gray.DefaultDecisionKey, retry.ChainKey}
 
 // Environment variables read once at start-up: LaneEnv "off" turns lanes
 // off; LaneKeysEnv (comma separated) replaces DefaultLaneKeys.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster"
 	"github.com/dubboroute/dubboroute/cluster/mock"
+	"github.com/dubboroute/dubboroute/cluster/retry"
 	"github.com/dubboroute/dubboroute/cluster/strategy"
 )
 
@@ -42,6 +43,7 @@ type invoker struct {
 	iface    string
 
 	health    *health // provider connections (nil for zone-aware)
+	res       resil   // outlier ejection and retry policy (resilience.go)
 	invalidMu sync.Mutex
 	invalid   map[base.Invoker]struct{} // Java's invalidated invokers (unavailable picks)
 }
@@ -57,6 +59,7 @@ func newInvoker(name string, dir directory.Directory) *invoker {
 		}
 		i.iface = ref.GetParam(constant.InterfaceKey, ref.Service())
 	}
+	i.res.iface = i.iface
 	i.sel.Invalidate = i.invalidate
 	if name != "zone-aware" {
 		// Zone-aware selects among registries' cluster invokers, not
@@ -74,7 +77,7 @@ func (i *invoker) GetURL() *common.URL { return i.dir.GetURL() }
 func (i *invoker) IsAvailable() bool { return i.dir.IsAvailable() }
 
 // Destroy implements common.Node.
-func (i *invoker) Destroy() { i.dir.Destroy() }
+func (i *invoker) Destroy() { resils.Delete(&i.res); i.dir.Destroy() }
 
 func (i *invoker) invalidate(ivk base.Invoker) {
 	i.invalidMu.Lock()
@@ -203,6 +206,7 @@ func (i *invoker) degrade(value string, cause error, inv base.Invocation) result
 
 // run is AbstractClusterInvoker.invoke: route, then the strategy.
 func (i *invoker) run(c *dgCall, p params, method string) result.Result {
+	c.rs = i.res.state(p.snap)
 	invokers, err := c.List()
 	if err != nil {
 		return &result.RPCResult{Err: err}
@@ -252,7 +256,9 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	}
 	n, attached := retriesAttachment(c.inv)
 	attempts := strategy.Attempts(retries, n, attached)
+	c.startRetry(p, method)
 	r := strategy.Failover(c, i.sel, invokers, attempts, sticky)
+	c.doneRetry(r)
 	if c.calls > 1 {
 		attemptsTotal.WithLabelValues(i.iface, "failover").Add(float64(c.calls - 1))
 	}
@@ -363,6 +369,11 @@ type dgCall struct {
 	detach    bool // failback: retries run after the caller returned
 	calls     int
 	redirects int // attempts that were not sent
+
+	rs      *resilState   // nil: no snapshot (a join of registries)
+	mp      *methodPolicy // the method's retry policy (nil: Java's failover)
+	retried bool          // the served request was a retry (chain stop)
+	lastCat retry.Category
 }
 
 // List implements strategy.Call: dubboroute's chain, minus the
@@ -379,6 +390,9 @@ func (c *dgCall) List() ([]base.Invoker, error) {
 	}
 	if len(list) == 0 {
 		return nil, &rpcError{err: fmt.Errorf("dubboroute: no provider available for %s.%s", c.i.iface, c.inv.MethodName()), code: strategy.CodeNoInvoker}
+	}
+	if c.i.strategy != "broadcast" {
+		list = c.rs.filterList(list) // outlier ejection: after routing, before the balancer
 	}
 	c.i.invalidMu.Lock()
 	defer c.i.invalidMu.Unlock()
@@ -413,13 +427,15 @@ func (c *dgCall) Invoke(ivk base.Invoker) result.Result {
 	if r == nil {
 		return &result.RPCResult{Err: &rpcError{err: fmt.Errorf("provider %s returned no result", ivk.GetURL().Location), code: strategy.CodeUnknown}}
 	}
+	ns := false
 	if c.i.health != nil {
-		ns := c.notSent(r)
+		ns = c.notSent(r)
 		if ns {
 			c.redirects++
 		}
 		c.i.health.observe(ivk, r, ns)
 	}
+	c.record(ivk, r, ns)
 	return r
 }
 

@@ -40,7 +40,7 @@ var (
 
 // Collectors are this package's Prometheus collectors.
 func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{mockedTotal, attemptsTotal, redirectsTotal, connDown, connUp, providersClosing, unknownNamesTotal}
+	return append([]prometheus.Collector{mockedTotal, attemptsTotal, redirectsTotal, connDown, connUp, providersClosing, unknownNamesTotal}, resilCollectors...)
 }
 
 // mockedCounts mirrors mocked_calls_total for the console.

@@ -48,6 +48,16 @@
 //     after each fault route (within 2 s after an election), and the rule
 //     written during the expiry is not lost.
 //
+//   - TestOutlierEjection: four providers, one timing out on command, two
+//     consumers with retries 0 side by side: Java's behaviour (no ejection)
+//     loses every call that picks it; with outlier ejection (3 consecutive
+//     errors, base 3 s) only the calls that detect it, with the ejection
+//     and return times checked against base × backoff and the interval
+//     (resilience_test.go, docs/resilience.md).
+//
+//   - TestRetryBudget: every provider times out; Java's failover makes 3
+//     attempts per call, the retry budget (10 tokens, ratio 0.1) N + a few.
+//
 // Each test logs its measured counts (calls, failures, rates, rules
 // rejected, updates accepted). Run with `go test -race ./integration/fault`
 // (make test does); the package takes about four minutes on two cores.

@@ -175,6 +175,12 @@ type ConsumerOptions struct {
 	// Console starts dubboroute's route console on a free loopback port
 	// (Consumer.ConsoleURL).
 	Console bool
+	// Params are reference parameters (-param k=v), e.g. the outlier
+	// ejection and retry policy settings.
+	Params map[string]string
+	// Timeout is the reference's request timeout (-timeout); 0: dubbo-go's
+	// default.
+	Timeout time.Duration
 }
 
 // Consumer is a running cmd/consumer, driven over HTTP.
@@ -208,6 +214,12 @@ func StartConsumer(t testing.TB, bins *Binaries, opts ConsumerOptions) *Consumer
 		"-loadbalance", opts.LoadBalance, "-retries", strconv.Itoa(opts.Retries), "-log", opts.LogLevel}
 	if opts.ConfigCenter != "" {
 		args = append(args, "-config-center", opts.ConfigCenter)
+	}
+	for k, v := range opts.Params {
+		args = append(args, "-param", k+"="+v)
+	}
+	if opts.Timeout > 0 {
+		args = append(args, "-timeout", opts.Timeout.String())
 	}
 	if opts.Tag != "" {
 		args = append(args, "-tag", opts.Tag)

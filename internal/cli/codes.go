@@ -90,8 +90,11 @@ var codes = []Code{
 	{"DR411", "mesh-host-not-app", SevWarning, "Java never reads host: the key's application decides which providers a rule routes; name the host after it to avoid confusion"},
 	{"DR412", "mesh-clears", SevWarning, "the value has no standard VirtualService/DestinationRule: Java clears this application's mesh rule (delete the key if that is meant)"},
 	{"DR413", "mesh-subset-empty", SevWarning, "check the subset labels against the providers (labels are read consumer value first for most keys)"},
+	{"DR414", "mesh-outlier-value", SevWarning, "give trafficPolicy.outlierDetection fields Istio's types (integers, durations such as 10s, true/false); dubboroute ignores a field it cannot read, Java ignores the whole message"},
+	{"DR415", "mesh-outlier-no-ejection", SevWarning, "raise maxEjectionPercent so that 100 / providers fits under it (e.g. 50): Envoy's cap counts the ejection itself, so with the default 10 fewer than 10 providers eject nothing"},
 	{"DR014", "configurators-rejected", SevError, "fix the configurators rule at this line; Java (and the runtime) log it and keep the previous configurators"},
 	{"DR502", "loadbalance-unknown", SevWarning, "name one of Java's balancers (random, roundrobin, leastactive, shortestresponse, consistenthash, adaptive): a Java consumer fails every call on another name, a plain dubbo-go consumer panics"},
+	{"DR503", "resilience-param", SevWarning, "see docs/resilience.md for the dubboroute.outlier.* and dubboroute.retry.* parameters and their values; an unknown name or a bad value leaves the feature off"},
 	{"DR501", "configurator-no-effect", SevWarning, "see the message: Java accepts this part of the rule and silently never applies it"},
 
 	{"DR301", "admin-blacklist", SevInfo, "Dubbo Admin blacklist: the consumers listed get no provider"},

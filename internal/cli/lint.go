@@ -211,6 +211,9 @@ func (l *linter) configurators(k rules.Key, content string) {
 			if k == "loadbalance" || strings.HasSuffix(k, ".loadbalance") {
 				l.loadbalance(c.Origin.Line, k, v)
 			}
+			if msg := resilienceParam(k, v); msg != "" {
+				l.add("DR503", c.Origin.Line, -1, "%s", msg)
+			}
 		}
 	}
 	if r.Form == "yaml" && r.RuleKey != "" {

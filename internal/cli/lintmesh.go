@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dubboroute/dubboroute/cluster/outlier"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/router/mesh"
 	"github.com/dubboroute/dubboroute/rules"
@@ -21,6 +22,7 @@ var meshCodes = map[mesh.FindingCode]string{
 	mesh.FindBadRegex:       "DR408",
 	mesh.FindUndefinedSub:   "DR409",
 	mesh.FindWeights:        "DR410",
+	mesh.FindOutlierValue:   "DR414",
 }
 
 func meshLine(err error) int {
@@ -88,6 +90,13 @@ func (l *linter) mesh(k rules.Key, content string) {
 	if len(mine) == 0 {
 		l.add("DR411", 0, -1, "no provider of application %q in the provider list: no consumer of these providers reads this key", k.Prefix)
 		return
+	}
+	if o := r.OutlierOf(); o != nil {
+		cfg := outlier.New(outlier.FromIstio(*o)).Config()
+		if cfg.Enabled() && 100 > cfg.MaxEjectionPercent*len(mine) {
+			l.add("DR415", 0, -1, "outlierDetection: with maxEjectionPercent %d and %d provider(s) of %s, no provider can be ejected (100 × 1 / %d > %d)",
+				cfg.MaxEjectionPercent, len(mine), k.Prefix, len(mine), cfg.MaxEjectionPercent)
+		}
 	}
 	for _, dr := range r.DestinationRules {
 		for _, s := range dr.Spec.Subsets {

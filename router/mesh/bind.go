@@ -3,6 +3,8 @@ package mesh
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/dubboroute/dubboroute/cluster/outlier"
 )
 
 // The rule model mirrors Java's mesh rule classes field by field. A nil
@@ -132,6 +134,10 @@ type DestinationRule struct {
 	Line int
 	Host *string
 	Spec *DestinationRuleSpec
+	// Outlier is Istio's spec.trafficPolicy.outlierDetection, which Java's
+	// model has no field for (Java ignores it) and dubboroute reads for
+	// outlier ejection (nil: absent or not a mapping).
+	Outlier *outlier.Istio
 }
 
 // DestinationRuleSpec is Java's DestinationRuleSpec.
@@ -643,7 +649,7 @@ func (b *binder) destinationRule(doc *jval, name string) (*DestinationRule, erro
 	if dr.Host, err = b.str(s.get("host"), "spec.host"); err != nil {
 		return nil, err
 	}
-	if err := b.trafficPolicy(s.get("trafficPolicy")); err != nil {
+	if err := b.trafficPolicy(s.get("trafficPolicy"), dr); err != nil {
 		return nil, err
 	}
 	dr.Spec = &DestinationRuleSpec{}
@@ -684,11 +690,12 @@ func (b *binder) destinationRule(doc *jval, name string) (*DestinationRule, erro
 	return dr, nil
 }
 
-func (b *binder) trafficPolicy(v *jval) error {
+func (b *binder) trafficPolicy(v *jval, dr *DestinationRule) error {
 	if v == nil || v.kind != jMap {
 		return nil
 	}
-	b.fields(v, "spec.trafficPolicy.", "loadBalancer")
+	b.fields(v, "spec.trafficPolicy.", "loadBalancer", "outlierDetection")
+	dr.Outlier = b.outlierDetection(v.get("outlierDetection"))
 	lb := v.get("loadBalancer")
 	if lb == nil || lb.kind != jMap {
 		return nil

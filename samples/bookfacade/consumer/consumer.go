@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"dubbo.apache.org/dubbo-go/v3"
 	"dubbo.apache.org/dubbo-go/v3/client"
@@ -49,6 +50,9 @@ type Options struct {
 	// Retries of the failover cluster; default 0, so a routed call is
 	// attempted exactly once and the serving port is the routed one.
 	Retries int
+	// Timeout is the calls' request timeout; 0 keeps dubbo-go's default
+	// (3 s).
+	Timeout time.Duration
 	// LogLevel is dubbo-go's log level (debug, info, warn, error); default info.
 	LogLevel string
 	// Tag is the consumer's static dubbo.tag (used when a call sets none).
@@ -114,6 +118,9 @@ func New(opts Options) (*Consumer, error) {
 		client.WithLoadBalance(opts.LoadBalance),
 		client.WithRetries(opts.Retries),
 	}
+	if opts.Timeout > 0 {
+		refOpts = append(refOpts, client.WithRequestTimeout(opts.Timeout))
+	}
 	if opts.Protocol == constant.TriProtocol {
 		// Non-IDL: the BookFacade is a Java interface, not a protobuf
 		// service. Without it dubbo-go v3.3.2 calls a provider URL without
@@ -144,6 +151,16 @@ func New(opts Options) (*Consumer, error) {
 	return &Consumer{conn: conn, opts: opts}, nil
 }
 
+// callOpts are the options of every call: the request timeout, when one
+// is set (dubbo-go v3.3.2 sends each call with its call option's timeout as
+// an attachment, which wins over the reference's and the provider URL's).
+func (c *Consumer) callOpts() []client.CallOption {
+	if c.opts.Timeout <= 0 {
+		return nil
+	}
+	return []client.CallOption{client.WithCallRequestTimeout(c.opts.Timeout)}
+}
+
 // Attachments travel with one call (userId, dubbo.tag, dubbo.force.tag...).
 type Attachments map[string]string
 
@@ -164,7 +181,7 @@ func (c *Consumer) QueryAll(ctx context.Context, at Attachments) ([]*api.Book, e
 	// (decoded as []*api.Book), a Java provider an untyped java.util.List
 	// (decoded as []any holding *api.Book).
 	var reply any
-	if err := c.conn.CallUnary(at.ctx(ctx), []any{}, &reply, api.MethodQueryAll); err != nil {
+	if err := c.conn.CallUnary(at.ctx(ctx), []any{}, &reply, api.MethodQueryAll, c.callOpts()...); err != nil {
 		return nil, fmt.Errorf("%s.%s: %w", api.Interface, api.MethodQueryAll, err)
 	}
 	books, err := asBooks(reply)
@@ -204,7 +221,7 @@ func asBooks(reply any) ([]*api.Book, error) {
 // QueryByName calls queryByName(name).
 func (c *Consumer) QueryByName(ctx context.Context, name string, at Attachments) (*api.Book, error) {
 	book := &api.Book{}
-	if err := c.conn.CallUnary(at.ctx(ctx), []any{name}, book, api.MethodQueryByName); err != nil {
+	if err := c.conn.CallUnary(at.ctx(ctx), []any{name}, book, api.MethodQueryByName, c.callOpts()...); err != nil {
 		return nil, fmt.Errorf("%s.%s(%q): %w", api.Interface, api.MethodQueryByName, name, err)
 	}
 	return book, nil
@@ -299,6 +316,13 @@ func (c *Consumer) Explain(method string, args []any, at Attachments) httpapi.Ex
 		_, d := extension.GrayLoadBalance().Explain(routed, invocation.NewRPCInvocation(method, args, atts))
 		if js, err := json.Marshal(d); err == nil {
 			ex.Gray = js
+		}
+	}
+	if rep, ok := extension.Outliers()[api.Interface]; ok {
+		for _, h := range rep.Providers {
+			if h.Ejected {
+				ex.Ejected = append(ex.Ejected, httpapi.Ejected{Address: h.Addr, Reason: h.Reason, Since: h.Since, Until: h.Until})
+			}
 		}
 	}
 	sort.Strings(ex.Providers)

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/dubboroute/dubboroute/router"
 )
@@ -51,8 +52,20 @@ type Explain struct {
 	// Gray is the gray load balancer's decision over Routed (only with
 	// loadbalance: gray and a non-empty Routed), as JSON.
 	Gray json.RawMessage `json:"gray,omitempty"`
+	// Ejected are the providers outlier ejection keeps from the load
+	// balancer now (opt-in, docs/resilience.md), with why and until when;
+	// a call whose routed providers are all ejected still uses them.
+	Ejected []Ejected `json:"ejected,omitempty"`
 	// Error is set when nothing could be explained (no binding yet).
 	Error string `json:"error,omitempty"`
+}
+
+// Ejected is one provider outlier ejection keeps out.
+type Ejected struct {
+	Address string    `json:"address"`
+	Reason  string    `json:"reason"`
+	Since   time.Time `json:"since"`
+	Until   time.Time `json:"until"`
 }
 
 // Load is the JSON body of /load: a run of calls made inside the consumer

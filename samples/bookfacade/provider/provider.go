@@ -120,13 +120,32 @@ func (b BookFacade) QueryAll(ctx context.Context) ([]*api.Book, error) {
 
 // QueryByName returns the named book signed with the serving port. The
 // name "sleep-ms=N" answers after N ms (at most 5 s): a slow call for
-// timeout tests. The name "attachments" answers a book whose name is the
+// timeout tests; "fault:<token>:<port>:<ms>:<rest>" slows down only the
+// provider serving <port>, counting attempts per provider. The name "attachments" answers a book whose name is the
 // JSON object of the string attachments the call arrived with (as the
 // protocol delivered them).
 func (b BookFacade) QueryByName(ctx context.Context, name string) (*api.Book, error) {
 	// "count:<token>:<rest>" appends a line to $DUBBOROUTE_CALLS_DIR/<token>
 	// (so a test counts the attempts a consumer made across providers),
 	// then answers <rest>; a <rest> of "throw" fails with a business error.
+	// "fault:<token>:<port>:<ms>:<rest>" counts the attempt under
+	// <token>.<serving port> (so a test counts attempts per provider), then
+	// the provider serving <port> (every provider for port 0) answers after
+	// <ms> ms (at most 5 s): a provider that slows down or times out on
+	// command; the others answer <rest> at once.
+	if rest, ok := strings.CutPrefix(name, "fault:"); ok {
+		parts := strings.SplitN(rest, ":", 4)
+		if len(parts) == 4 {
+			port := b.servingPort(ctx)
+			api.CountCall(parts[0] + "." + strconv.Itoa(port))
+			if fp, err := strconv.Atoi(parts[1]); err == nil && (fp == port || fp == 0) {
+				if ms, err := strconv.Atoi(parts[2]); err == nil && ms > 0 {
+					time.Sleep(time.Duration(min(ms, 5000)) * time.Millisecond)
+				}
+			}
+			name = parts[3]
+		}
+	}
 	if rest, ok := strings.CutPrefix(name, "count:"); ok {
 		token, after, _ := strings.Cut(rest, ":")
 		api.CountCall(token)

@@ -238,12 +238,6 @@ func (h *health) probe(addr string, a *addrHealth) {
 	a.next = h.clock().Add(a.pause)
 }
 
-// Down returns the provider addresses whose connection is down as calls
-// found it, with when that was noticed.
-func Down() map[string]time.Time {
-	return connHealth.snapshot()
-}
-
 func (h *health) snapshot() map[string]time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()

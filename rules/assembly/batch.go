@@ -178,13 +178,3 @@ func (b *Batch) report(r *Reference, f Following, events []Event, touched map[st
 		}
 	}
 }
-
-// Enabled reports whether provider u passes the directory's enabled check
-// after the configurators in force.
-func (b *Batch) Enabled(consumer, u *router.URL) bool {
-	pr := configurator.Provider{URL: u, Consumer: consumer}
-	if !b.Configurators.Empty() {
-		pr = b.Configurators.ConfigureProvider(u, consumer, consumer.Host)
-	}
-	return pr.Enabled()
-}

@@ -315,24 +315,19 @@ func (b *Binding) flush(in *pending) {
 // notifies the providers again, as Java's RegistryDirectory refreshes its
 // invokers.
 func (b *Binding) update(key string, r cluster.RuleRef) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return
-	}
-	var in pending
-	app := b.m.ProviderApp()
-	b.perform(b.m.Update(key, assembly.Rule{Ref: r}), &in)
-	if strings.HasSuffix(key, rules.ConfiguratorsSuffix) {
-		b.perform(b.m.Refresh(), &in)
-	}
-	b.flush(&in)
-	b.logFollow(app)
+	b.event(func() assembly.Effects { return b.m.Update(key, assembly.Rule{Ref: r}) },
+		strings.HasSuffix(key, rules.ConfiguratorsSuffix))
 }
 
 // setList replaces the registry's configurator list and notifies the
 // providers again.
 func (b *Binding) setList(l configurator.List) {
+	b.event(func() assembly.Effects { return b.m.Configurators(l) }, true)
+}
+
+// event hands the machine one event (under the binding's lock), then, with
+// refresh, the providers again; the effects go to the chain in one update.
+func (b *Binding) event(ev func() assembly.Effects, refresh bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -340,8 +335,10 @@ func (b *Binding) setList(l configurator.List) {
 	}
 	var in pending
 	app := b.m.ProviderApp()
-	b.perform(b.m.Configurators(l), &in)
-	b.perform(b.m.Refresh(), &in)
+	b.perform(ev(), &in)
+	if refresh {
+		b.perform(b.m.Refresh(), &in)
+	}
 	b.flush(&in)
 	b.logFollow(app)
 }

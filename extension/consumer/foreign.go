@@ -16,6 +16,7 @@ import (
 	"github.com/dubbogo/gost/log/logger"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -38,14 +39,12 @@ var replacedFactories = map[string]bool{}
 const ForeignSlow = 10 * time.Millisecond
 
 var (
-	foreignPanics = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "foreign_router_panics_total",
-		Help: "Panics of routers dubbo-go built that dubboroute does not replace (Polaris, applications' own), contained: the router's input passed on.",
-	}, []string{"service", "router"})
-	foreignSlow = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "foreign_router_slow_total",
-		Help: "Calls on which a foreign router took longer than 10 ms.",
-	}, []string{"service", "router"})
+	foreignPanics = metrics.CounterVec("foreign_router_panics_total",
+		"Panics of routers dubbo-go built that dubboroute does not replace (Polaris, applications' own), contained: the router's input passed on.",
+		"service", "router")
+	foreignSlow = metrics.CounterVec("foreign_router_slow_total",
+		"Calls on which a foreign router took longer than 10 ms.",
+		"service", "router")
 )
 
 // Collectors are the foreign routers' collectors.

@@ -5,21 +5,20 @@ import (
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/dubboroute/dubboroute/extension/internal/metrics"
 )
 
 var (
-	mockedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "mocked_calls_total",
-		Help: "Calls answered by service downgrade (mock), by mode (force, fail) and outcome (value, business, error).",
-	}, []string{"service", "method", "mode", "outcome"})
-	attemptsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "cluster_retries_total",
-		Help: "Provider calls a cluster strategy made beyond the first of a call (failover retries, forks, broadcast calls).",
-	}, []string{"service", "strategy"})
-	redirectsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "cluster_redirects_total",
-		Help: "Attempts that failed before their request was sent (connection closed or refused, provider closing); failover, failfast, failsafe, failback and available then send the call to another routed provider while there is one.",
-	}, []string{"service"})
+	mockedTotal = metrics.CounterVec("mocked_calls_total",
+		"Calls answered by service downgrade (mock), by mode (force, fail) and outcome (value, business, error).",
+		"service", "method", "mode", "outcome")
+	attemptsTotal = metrics.CounterVec("cluster_retries_total",
+		"Provider calls a cluster strategy made beyond the first of a call (failover retries, forks, broadcast calls).",
+		"service", "strategy")
+	redirectsTotal = metrics.CounterVec("cluster_redirects_total",
+		"Attempts that failed before their request was sent (connection closed or refused, provider closing); failover, failfast, failsafe, failback and available then send the call to another routed provider while there is one.",
+		"service")
 	connDown = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: "dubboroute", Name: "provider_connections_down_total",
 		Help: "Times a provider address was found down by a call that could not be sent to it (it is then not picked while another routed provider is available).",
@@ -32,10 +31,9 @@ var (
 		Namespace: "dubboroute", Name: "providers_closing_total",
 		Help: "Provider invokers that announced their graceful shutdown (the closing result attachment); not picked again while another routed provider is available.",
 	})
-	unknownNamesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "unknown_extension_names_total",
-		Help: "Lookups of a cluster or load balancer name dubbo-go has not registered, answered with Java's default (failover, random).",
-	}, []string{"kind", "name"})
+	unknownNamesTotal = metrics.CounterVec("unknown_extension_names_total",
+		"Lookups of a cluster or load balancer name dubbo-go has not registered, answered with Java's default (failover, random).",
+		"kind", "name")
 )
 
 // Collectors are this package's Prometheus collectors.

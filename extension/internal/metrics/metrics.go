@@ -11,23 +11,19 @@ import (
 // are registered once per process (extension.Collectors hands them to the
 // application's registry) and every chain of the process counts into them.
 var (
-	routedTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "routed_total",
-		Help: "Calls seen by each router of the chain, by outcome (kept: all input providers kept; filtered: a non-empty subset; empty: none left).",
-	}, []string{"service", "router", "outcome"})
-	emptyRoutesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "empty_routes_total",
-		Help: "Calls for which routing left no provider.",
-	}, []string{"service"})
+	routedTotal = CounterVec("routed_total",
+		"Calls seen by each router of the chain, by outcome (kept: all input providers kept; filtered: a non-empty subset; empty: none left).",
+		"service", "router", "outcome")
+	emptyRoutesTotal = CounterVec("empty_routes_total",
+		"Calls for which routing left no provider.",
+		"service")
 	// RuleChangesTotal counts rule changes per key and outcome.
-	RuleChangesTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "rule_changes_total",
-		Help: "Rule change events per config-center key, by outcome (accepted, deleted, rejected).",
-	}, []string{"key", "outcome"})
-	rebuildsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "snapshot_rebuilds_total",
-		Help: "Routing snapshots compiled and published.",
-	}, []string{"service"})
+	RuleChangesTotal = CounterVec("rule_changes_total",
+		"Rule change events per config-center key, by outcome (accepted, deleted, rejected).",
+		"key", "outcome")
+	rebuildsTotal = CounterVec("snapshot_rebuilds_total",
+		"Routing snapshots compiled and published.",
+		"service")
 	rebuildSeconds = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: "dubboroute", Name: "snapshot_rebuild_seconds",
 		Help:    "Time to compile and publish a routing snapshot.",
@@ -35,16 +31,20 @@ var (
 	}, []string{"service"})
 	// DubboGoDiffersTotal counts rule contents dubboroute treats as Java
 	// Dubbo does where dubbo-go alone would have acted otherwise.
-	DubboGoDiffersTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "dubbogo_differs_total",
-		Help: "Rule contents dubboroute treats as Java Dubbo does where dubbo-go alone would have acted otherwise (e.g. a condition rule's configVersion above v3.1: ignored, dubbo-go applies it), by key and reason.",
-	}, []string{"key", "reason"})
+	DubboGoDiffersTotal = CounterVec("dubbogo_differs_total",
+		"Rule contents dubboroute treats as Java Dubbo does where dubbo-go alone would have acted otherwise (e.g. a condition rule's configVersion above v3.1: ignored, dubbo-go applies it), by key and reason.",
+		"key", "reason")
 	// GrayPicksTotal counts the gray balancer's picks by class.
-	GrayPicksTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "gray_picks_total",
-		Help: "Picks of the gray load balancer by request class (gray, normal) and by shortcut (single: one candidate, balancer not consulted).",
-	}, []string{"class"})
+	GrayPicksTotal = CounterVec("gray_picks_total",
+		"Picks of the gray load balancer by request class (gray, normal) and by shortcut (single: one candidate, balancer not consulted).",
+		"class")
 )
+
+// CounterVec is a dubboroute counter vector: namespace dubboroute, the
+// metric's name and help, its labels.
+func CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "dubboroute", Name: name, Help: help}, labels)
+}
 
 // Collectors returns the collectors of this package (extension.Collectors
 // adds the balancers' and the strategies').

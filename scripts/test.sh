@@ -38,6 +38,9 @@ go test -race -count=1 -timeout 15m "${unit_pkgs[@]}"
 
 log "go test (no -race: ${NORACE_PKGS[*]})"
 go test -count=1 -timeout 10m "${NORACE_PKGS[@]}"
+# Allocation counts that depend on sync.Pool, which the race detector
+# empties at random: asserted here, without -race.
+go test -count=1 -run 'TestRouteAllocations' ./router/script
 
 # Integration packages run in two streams: integration/interop (Java peers
 # and oracles, the longest package, mostly JVM start-up and waits) beside

@@ -61,6 +61,9 @@ func TestRouteAllocations(t *testing.T) {
 			per[k] = testing.AllocsPerRun(20, func() { c.Route(u.All(), &call, nil) })
 		}
 		t.Logf("%v, script invokers: %.0f allocs per call at 10 providers, %.0f at 1000", d, per[0], per[1])
+		if raceEnabled {
+			continue // sync.Pool drops entries under -race; asserted without it
+		}
 		if per[1] > per[0]+4 || per[0] > 30 {
 			t.Errorf("%v: %.0f allocs at 10 providers, %.0f at 1000: want a small number that does not grow with the providers", d, per[0], per[1])
 		}

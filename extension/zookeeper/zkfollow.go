@@ -123,15 +123,35 @@ func feed(ch <-chan dzk.Providers, sub *common.URL, l registry.NotifyListener) {
 // when the config center is ZooKeeper.
 type ruleSource struct{}
 
-// Open implements source.RuleSource.
+// Open implements source.RuleSource. Rules are read where Java Dubbo and
+// Dubbo Admin keep them, <root>/dubbo/<key> with root "/<namespace>/config"
+// (Java's TreePathDynamicConfiguration; /dubbo/config/dubbo/<key> by
+// default), and, when config-center.namespace is not "dubbo", also where
+// dubbo-go v3.3.2 itself reads them, /dubbo/config/<namespace>/<key>:
+// Java's place wins when both hold a key (source.Layered). A root-path
+// parameter replaces both roots.
 func (ruleSource) Open(cu *common.URL) (source.RuleClient, error) {
-	root := cu.GetParam(constant.ConfigRootPathParamKey, "/dubbo/config")
-	group := cu.GetParam(constant.ConfigNamespaceKey, "dubbo")
+	ns := cu.GetParam(constant.ConfigNamespaceKey, "dubbo")
+	javaRoot := cu.GetParam(constant.ConfigRootPathParamKey, "/"+ns+"/config")
+	java, err := openRules(cu, javaRoot, "dubbo")
+	if err != nil || ns == "dubbo" {
+		return java, err
+	}
+	goRoot := cu.GetParam(constant.ConfigRootPathParamKey, "/dubbo/config")
+	dubbogo, err := openRules(cu, goRoot, ns)
+	if err != nil {
+		return nil, err
+	}
+	return source.Layered{Primary: java, Secondary: dubbogo, PrimaryName: javaRoot + "/dubbo", SecondaryName: goRoot + "/" + ns}, nil
+}
+
+// openRules is the rule client of the nodes <root>/<group>/<key>.
+func openRules(cu *common.URL, root, group string) (ruleClient, error) {
 	key, opts := zkclient.Options(cu)
 	opts = append(opts, dzk.WithRoot(root), dzk.WithGroup(group))
 	c, err := zkclient.Client(cu.Location, key+"rules="+root+"/"+group, opts...)
 	if err != nil {
-		return nil, err
+		return ruleClient{}, err
 	}
 	return ruleClient{c}, nil
 }

@@ -55,10 +55,21 @@ type world struct {
 // the consumer knows every provider.
 func newWorld(t *testing.T, providers []harness.ProviderOptions, copts harness.ConsumerOptions) *world {
 	t.Helper()
+	return newWorldCC(t, providers, copts, "")
+}
+
+// newWorldCC is newWorld whose consumer, unless copts names another config
+// center, reads rules from the world's ZooKeeper with the config-center
+// URL parameters ccParams ("?k=v&..."; "" for none: the registry's).
+func newWorldCC(t *testing.T, providers []harness.ProviderOptions, copts harness.ConsumerOptions, ccParams string) *world {
+	t.Helper()
 	begin := time.Now()
 	w := &world{zk: zk.Start(t)}
 	w.reg = "zookeeper://" + w.zk.Addr()
 	w.rules = harness.DialRules(t, w.zk.Addr())
+	if ccParams != "" && copts.ConfigCenter == "" {
+		copts.ConfigCenter = w.reg + ccParams
+	}
 	w.bins = harness.SampleBinaries(t)
 	for _, o := range providers {
 		o.Registry = w.reg

@@ -237,29 +237,60 @@ func TestNacosFaults(t *testing.T) {
 	checkCalls(t, "queryAll", batches, onSnapshot)
 }
 
-// TestDubboGoRuleGroups (issue 32 item 4): on Nacos, a rule in the group
-// dubbo-go itself reads (config-center.group, default DEFAULT_GROUP, where
-// the dubbo-go samples put rules) routes the Go consumer as it did with
-// dubbo-go alone; the same key in Admin's group "dubbo" wins while it
-// exists; deleting Admin's brings dubbo-go's back; deleting both routes to
-// every provider. The CLI reads and writes both groups.
+// TestDubboGoRuleGroups (issue 32 item 4): a rule where dubbo-go itself
+// reads rules routes the Go consumer as it did with dubbo-go alone; the
+// same key where Java and Dubbo Admin keep it wins while it exists;
+// deleting that one brings dubbo-go's back; deleting both routes to every
+// provider. The CLI reads and writes both places.
+//   - Nacos: dubbo-go's group is config-center.group, default
+//     DEFAULT_GROUP (where the dubbo-go samples put rules); Java's is dubbo.
+//   - ZooKeeper with config-center.namespace ns: dubbo-go reads
+//     /dubbo/config/ns/<key>, Java /ns/config/dubbo/<key>.
 func TestDubboGoRuleGroups(t *testing.T) {
-	srv := inacos.Start(t)
-	na := srv.Addr()
-	w := newWorld(t, []harness.ProviderOptions{{}, {}}, harness.ConsumerOptions{ConfigCenter: "nacos://" + na})
-	p1, p2 := w.ps[0], w.ps[1]
 	rule := func(p *harness.Provider) string {
 		return fmt.Sprintf("scope: service\nforce: true\nenabled: true\nkey: %s\nconditions:\n  - method=queryAll => address=*:%d\n", api.Interface, p.Port)
 	}
-	nacosCLI(t, na, rule(p1), cli.ExitOK, "push", "--group", "DEFAULT_GROUP", svcKey, "-")
-	w.waitRouted(t, harness.QueryAll, p1)
-	if got := nacosCLI(t, na, "", cli.ExitOK, "get", "--group", "DEFAULT_GROUP", svcKey); !strings.Contains(got, fmt.Sprintf("*:%d", p1.Port)) {
-		t.Errorf("dubboroute get --group DEFAULT_GROUP: %q", got)
-	}
-	nacosPush(t, na, svcKey, rule(p2)) // Admin's group "dubbo"
-	w.waitRouted(t, harness.QueryAll, p2)
-	nacosCLI(t, na, "", cli.ExitOK, "rm", svcKey)
-	w.waitRouted(t, harness.QueryAll, p1)
-	nacosCLI(t, na, "", cli.ExitOK, "rm", "--group", "DEFAULT_GROUP", svcKey)
-	w.waitRouted(t, harness.QueryAll, p1, p2)
+	t.Run("nacos", func(t *testing.T) {
+		srv := inacos.Start(t)
+		na := srv.Addr()
+		w := newWorld(t, []harness.ProviderOptions{{}, {}}, harness.ConsumerOptions{ConfigCenter: "nacos://" + na})
+		p1, p2 := w.ps[0], w.ps[1]
+		nacosCLI(t, na, rule(p1), cli.ExitOK, "push", "--group", "DEFAULT_GROUP", svcKey, "-")
+		w.waitRouted(t, harness.QueryAll, p1)
+		if got := nacosCLI(t, na, "", cli.ExitOK, "get", "--group", "DEFAULT_GROUP", svcKey); !strings.Contains(got, fmt.Sprintf("*:%d", p1.Port)) {
+			t.Errorf("dubboroute get --group DEFAULT_GROUP: %q", got)
+		}
+		nacosPush(t, na, svcKey, rule(p2)) // Admin's group "dubbo"
+		w.waitRouted(t, harness.QueryAll, p2)
+		nacosCLI(t, na, "", cli.ExitOK, "rm", svcKey)
+		w.waitRouted(t, harness.QueryAll, p1)
+		nacosCLI(t, na, "", cli.ExitOK, "rm", "--group", "DEFAULT_GROUP", svcKey)
+		w.waitRouted(t, harness.QueryAll, p1, p2)
+	})
+	t.Run("zookeeper-namespace", func(t *testing.T) {
+		w := newWorldCC(t, []harness.ProviderOptions{{}, {}}, harness.ConsumerOptions{}, "?config-center.namespace=ns")
+		p1, p2 := w.ps[0], w.ps[1]
+		zkAddr := w.zk.Addr()
+		zkCLI := func(stdin string, args ...string) string {
+			t.Helper()
+			var out, errb bytes.Buffer
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			full := append([]string{args[0], "--zk", zkAddr}, args[1:]...)
+			if code := cli.Run(ctx, full, cli.Stdio{In: strings.NewReader(stdin), Out: &out, Err: &errb}); code != cli.ExitOK {
+				t.Fatalf("dubboroute %s: exit %d\n%s", strings.Join(full, " "), code, errb.String())
+			}
+			return out.String()
+		}
+		goPlace := []string{"--root", "/dubbo/config", "--group", "ns"}
+		javaPlace := []string{"--root", "/ns/config", "--group", "dubbo"}
+		zkCLI(rule(p1), append(append([]string{"push", "--force"}, goPlace...), svcKey, "-")...)
+		w.waitRouted(t, harness.QueryAll, p1)
+		zkCLI(rule(p2), append(append([]string{"push", "--force"}, javaPlace...), svcKey, "-")...)
+		w.waitRouted(t, harness.QueryAll, p2)
+		zkCLI("", append(append([]string{"rm"}, javaPlace...), svcKey)...)
+		w.waitRouted(t, harness.QueryAll, p1)
+		zkCLI("", append(append([]string{"rm"}, goPlace...), svcKey)...)
+		w.waitRouted(t, harness.QueryAll, p1, p2)
+	})
 }

@@ -31,13 +31,17 @@ import (
 // is slow is counted (Go cannot preempt it).
 
 // replacedFactories are the router factories dubboroute registers in
-// dubbo-go's place (install.go): their routers are not foreign.
+// dubbo-go's place (install.go): their routers are not foreign. Package
+// state because dubbo-go's router factory registry is process-wide; set
+// once by Register.
 var replacedFactories = map[string]bool{}
 
 // ForeignSlow is how long a foreign router may take on one call before the
 // call is counted as slow in dubboroute_foreign_router_slow_total.
 const ForeignSlow = 10 * time.Millisecond
 
+// The foreign routers' counters: prometheus collectors are process-wide
+// (extension.Collectors registers them).
 var (
 	foreignPanics = metrics.CounterVec("foreign_router_panics_total",
 		"Panics of routers dubbo-go built that dubboroute does not replace (Polaris, applications' own), contained: the router's input passed on.",
@@ -99,6 +103,8 @@ func polarisRegistry(u *common.URL) bool {
 	return false
 }
 
+// recordMu serialises the wrapping of dubbo-go's process-wide router
+// factory registry.
 var recordMu sync.Mutex
 
 // recordForeignFactories wraps every registered router factory that

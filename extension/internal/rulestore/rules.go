@@ -318,6 +318,8 @@ func scriptDialect() script.Dialect {
 	return d
 }
 
+// badDialectOnce: an unknown extension.ScriptDialect is logged once per
+// process (the setting is process-wide).
 var badDialectOnce atomic.Bool
 
 // fromNote is " from <where the key is read>" for log lines, "" when not

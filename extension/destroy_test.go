@@ -3,16 +3,20 @@ package extension_test
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
+	"weak"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
+	"dubbo.apache.org/dubbo-go/v3/protocol/dubbo"
 
 	"github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/extension/discovery"
@@ -83,11 +87,17 @@ func goroutinesOutsideGetty() int {
 }
 
 // TestReferenceDestroyReleases: 1,000 references created and destroyed
-// through dubbo-go's own Refer leave the process as they found it: no
-// binding left in Bindings (rule and configurator subscriptions cancelled,
-// the startup timer stopped), no empty-protection listener left (its grace
-// timers stopped, its entries dropped), goroutines and heap at the
-// baseline.
+// through dubbo-go's own Refer leave the process as they found it: every
+// binding made is garbage once its reference is destroyed (rule and
+// configurator subscriptions cancelled, the startup timer stopped), no
+// empty-protection listener is left (its grace timers stopped, its entries
+// dropped), goroutines are at the baseline, and the heap grows by no more
+// than what dubbo-go v3.3.2 keeps itself: its dubbo protocol appends every
+// invoker it refers to a list it empties only when the protocol is
+// destroyed (BaseProtocol.SetInvokers; DubboInvoker.Destroy leaves it
+// there, about 1 KiB per provider of every reference made). That list is
+// cut back to its length before the cycles (forgetKept) before the heap is
+// measured.
 func TestReferenceDestroyReleases(t *testing.T) {
 	const app = leakApp
 	// One reference first, to the real providers: the path is the one
@@ -108,25 +118,48 @@ func TestReferenceDestroyReleases(t *testing.T) {
 	for i := 0; i < 20; i++ { // warm caches, pools and lazily built singletons
 		refer(t, app).Destroy()
 	}
+	dp := dubbo.GetProtocol().(*dubbo.DubboProtocol)
+	keptBefore := len(dp.Invokers())
 	base := measure()
 	const cycles = 1000
+	made := make([]weak.Pointer[extension.Binding], 0, cycles)
 	begin := time.Now()
 	for i := 0; i < cycles; i++ {
-		refer(t, app).Destroy()
+		made = referAndDestroy(t, app, made)
 	}
 	elapsed := time.Since(begin)
-	// Goroutines a destroy ends may take a moment to return.
-	// Goroutines a destroy ends may take a moment to return.
+	kept := len(dp.Invokers()) - keptBefore
+	forgetKept(t, dp, keptBefore)
+	// Goroutines a destroy ends may take a moment to return, and what
+	// they hold a moment to become garbage.
 	var got footprint
+	alive := 0
 	for end := time.Now().Add(15 * time.Second); ; {
-		if got = measure(); got.goroutines <= base.goroutines+5 || time.Now().After(end) {
+		got = measure()
+		alive = 0
+		for _, w := range made {
+			if w.Value() != nil {
+				alive++
+			}
+		}
+		if (got.goroutines <= base.goroutines+5 && alive <= 1) || time.Now().After(end) {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Logf("%d cycles in %v; before %+v, after %+v", cycles, elapsed.Round(time.Millisecond), base, got)
+	t.Logf("%d cycles in %v; before %+v, after %+v; bindings seen %d, alive %d; dubbo-go's protocol kept %d invokers (set aside)",
+		cycles, elapsed.Round(time.Millisecond), base, got, len(made), alive, kept)
+	if len(made) < cycles {
+		t.Fatalf("only %d bindings seen over %d references: the test no longer sees the references it makes", len(made), cycles)
+	}
 	if got.bindings != base.bindings {
 		t.Errorf("bindings: %d after %d cycles, %d before", got.bindings, cycles, base.bindings)
+	}
+	// The last reference's binding stays reachable (one, whatever the
+	// number of cycles: 1 of 1,000 as of 4,000 in the runs that set this
+	// bound; not found what holds it); more is a leak.
+	if alive > 1 {
+		t.Errorf("%d of the %d bindings made are still reachable after their references were destroyed", alive, len(made))
 	}
 	// (Other tests' references, alive, may still be subscribing: a
 	// listener or two of theirs may come or go meanwhile.)
@@ -143,10 +176,47 @@ func TestReferenceDestroyReleases(t *testing.T) {
 		}
 	}
 	// A leaked binding (chain, snapshot, metrics, subscriptions) is tens of
-	// KiB: 1,000 of them would be tens of MiB.
-	if growth := int64(got.heap) - int64(base.heap); growth > 4<<20 {
+	// KiB: 1,000 of them would be tens of MiB. dubbo-go's own share is set
+	// aside; 1 MiB is left for pools, maps that grew and GC slack.
+	if growth := int64(got.heap) - int64(base.heap); growth > 1<<20 {
 		t.Errorf("heap grew by %s over %d cycles", mib(growth), cycles)
 	}
+}
+
+// referAndDestroy makes a reference of app and destroys it, adding weak
+// pointers to the bindings of app it saw alive in between (in a frame of
+// its own: nothing of the reference stays on the test's stack).
+//
+//go:noinline
+func referAndDestroy(t *testing.T, app string, made []weak.Pointer[extension.Binding]) []weak.Pointer[extension.Binding] {
+	ref := refer(t, app)
+	for _, b := range extension.AllBindings() {
+		if b.ConsumerApp() == app {
+			made = append(made, weak.Make(b))
+		}
+	}
+	ref.Destroy()
+	return made
+}
+
+// forgetKept cuts dubbo-go v3.3.2's list of referred invokers back to its
+// first n entries (the list has no other way out but the protocol's
+// Destroy, which would stop this binary's providers too), so that what the
+// invokers dubbo-go keeps hold is not counted as dubboroute's. Test-only:
+// it writes dubbo-go's unexported field.
+func forgetKept(t *testing.T, dp *dubbo.DubboProtocol, n int) {
+	t.Helper()
+	f := reflect.ValueOf(dp).Elem().FieldByName("BaseProtocol").FieldByName("invokers")
+	if !f.IsValid() || f.Kind() != reflect.Slice {
+		t.Fatal("dubbo-go's BaseProtocol has no invokers slice any more: review forgetKept")
+	}
+	list := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	if list.Len() < n {
+		t.Fatalf("dubbo-go's invoker list shrank from %d to %d", n, list.Len())
+	}
+	keep := reflect.MakeSlice(f.Type(), n, n)
+	reflect.Copy(keep, list.Slice(0, n))
+	list.Set(keep)
 }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -59,10 +59,15 @@ func (o *observedRegistry) wrap(l registry.NotifyListener) *observingListener {
 
 // Subscribe implements registry.Registry.
 func (o *observedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	if o.wrapped.late(l) {
-		return nil // the directory was destroyed before its subscription ran
-	}
-	return o.Registry.Subscribe(u, o.wrap(l))
+	return o.wrapped.subscribe(l, func() (registry.NotifyListener, error) {
+		w := o.wrap(l)
+		return w, o.Registry.Subscribe(u, w)
+	}, func(w registry.NotifyListener) {
+		_ = o.Registry.UnSubscribe(u, w)
+		if ow := w.(*observingListener); ow.dirURL != nil {
+			droppedByDir.CompareAndDelete(ow.dirURL, ow)
+		}
+	})
 }
 
 // UnSubscribe implements registry.Registry; the listener's observer is
@@ -104,6 +109,25 @@ func (ws *wrappers[W]) get(l registry.NotifyListener, mk func() W) W {
 	return w
 }
 
+// subscribe runs sub, the subscription of l through the wrapped registry,
+// unless l was unsubscribed before (the directory was destroyed before its
+// subscription goroutine ran: nothing is subscribed). An unsubscription
+// that comes while sub runs may reach the wrapped registry before sub's
+// subscription does, and would leave it there for good (the registry's
+// listener holds the directory, its invokers and its binding): when sub
+// returns after l's unsubscription, unsub ends the subscription sub made.
+func (ws *wrappers[W]) subscribe(l registry.NotifyListener, sub func() (registry.NotifyListener, error), unsub func(registry.NotifyListener)) error {
+	if ws.late(l) {
+		return nil
+	}
+	w, err := sub()
+	if ws.stillSubscribed(l) {
+		return err
+	}
+	unsub(w)
+	return err
+}
+
 // late records a subscription of l; true means it comes after its
 // unsubscription and must be dropped.
 func (ws *wrappers[W]) late(l registry.NotifyListener) bool {
@@ -115,6 +139,14 @@ func (ws *wrappers[W]) late(l registry.NotifyListener) bool {
 	}
 	ws.subscribed[l] = true
 	return false
+}
+
+// stillSubscribed reports whether l, subscribed (late returned false), has
+// not been unsubscribed since.
+func (ws *wrappers[W]) stillSubscribed(l registry.NotifyListener) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.subscribed[l]
 }
 
 // remove records the unsubscription of l and drops its wrapper, returning

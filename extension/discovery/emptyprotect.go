@@ -76,10 +76,10 @@ func (p *protectedRegistry) wrap(l registry.NotifyListener) registry.NotifyListe
 
 // Subscribe implements registry.Registry.
 func (p *protectedRegistry) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	if p.wrapped.late(l) {
-		return nil // unsubscribed already: the reference is gone
-	}
-	return p.Registry.Subscribe(u, p.wrap(l))
+	return p.wrapped.subscribe(l, func() (registry.NotifyListener, error) {
+		w := p.wrap(l)
+		return w, p.Registry.Subscribe(u, w)
+	}, func(w registry.NotifyListener) { _ = p.Registry.UnSubscribe(u, w) })
 }
 
 // UnSubscribe implements registry.Registry. The listener's protection

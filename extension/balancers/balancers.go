@@ -35,6 +35,7 @@ import (
 	"github.com/dubboroute/dubboroute/loadbalance/random"
 	"github.com/dubboroute/dubboroute/loadbalance/roundrobin"
 	"github.com/dubboroute/dubboroute/loadbalance/shortestresponse"
+	"github.com/dubboroute/dubboroute/loadbalance/status"
 	"github.com/dubboroute/dubboroute/loadbalance/weight"
 )
 
@@ -68,34 +69,6 @@ type Balancers struct {
 	cache   listcache.Cache[*plan]
 	plans   atomic.Uint64
 	byName  map[string]loadbalance.LoadBalance
-	scratch [scratchSlots]scratchSlot
-	nextScr atomic.Uint32
-}
-
-// scratchSlots is how many leastactive/shortestresponse picks of one set
-// run with dense scratch memory at once; a pick finding every slot busy
-// reads the counters through leastactive.PickBy instead (same pick).
-const scratchSlots = 8
-
-type scratchSlot struct {
-	mu sync.Mutex
-	s  leastactive.Scratch
-	_  [64]byte // one slot per cache line
-}
-
-// scratchFor locks a free scratch slot grown to n providers, or returns
-// nil when all are busy. Its memory grows to the largest list picked and
-// is kept: picks allocate nothing once it has.
-func (b *Balancers) scratchFor(n int) *scratchSlot {
-	start := b.nextScr.Add(1)
-	for k := uint32(0); k < scratchSlots; k++ {
-		sl := &b.scratch[(start+k)%scratchSlots]
-		if sl.mu.TryLock() {
-			sl.s.Grow(n)
-			return sl
-		}
-	}
-	return nil
 }
 
 // New makes a set of balancers.
@@ -321,8 +294,8 @@ type plan struct {
 	statusURLs []*common.URL
 	rr         atomic.Pointer[roundrobin.Plan]
 	rings      atomic.Pointer[map[string]*consistenthash.Ring]
-	stats      atomic.Pointer[map[string][]*base.RPCStatus]
-	windows    atomic.Pointer[map[string][]*shortestresponse.Window]
+	actives    atomic.Pointer[map[string]*countIndex] // leastactive's, by method
+	estimates  atomic.Pointer[map[string]*countIndex] // shortestresponse's, by method
 	mu         sync.Mutex
 }
 
@@ -359,10 +332,9 @@ func (b *Balancers) build(invokers []base.Invoker) *plan {
 	}
 	e := map[string]*consistenthash.Ring{}
 	p.rings.Store(&e)
-	st := map[string][]*base.RPCStatus{}
-	p.stats.Store(&st)
-	w := map[string][]*shortestresponse.Window{}
-	p.windows.Store(&w)
+	act, est := map[string]*countIndex{}, map[string]*countIndex{}
+	p.actives.Store(&act)
+	p.estimates.Store(&est)
 	return p
 }
 
@@ -542,64 +514,48 @@ func (p *plan) ring(method string) *consistenthash.Ring {
 	return r
 }
 
-func (p *plan) statuses(method string) []*base.RPCStatus {
-	if s, ok := (*p.stats.Load())[method]; ok {
-		return s
+// countIndex is one method's index over the plan's providers' counters
+// (active calls for leastactive, estimates for shortestresponse): every
+// change of a counter updates it (status.Status.Watch), a pick walks it.
+type countIndex struct {
+	x *leastactive.Index
+	// slides is the shortestresponse window slides the index has read.
+	slides atomic.Uint64
+}
+
+// statuses are the counters of method for the plan's providers.
+func (p *plan) statuses(method string) []*status.Status {
+	st := make([]*status.Status, p.n)
+	for i, u := range p.statusURLs {
+		st[i] = statusOf(u, method)
+	}
+	return st
+}
+
+// index returns the plan's index of method in m, made by mk (under the
+// plan's lock, once) over the method's counters, each watched by it.
+func (p *plan) index(m *atomic.Pointer[map[string]*countIndex], method string, mk func(st []*status.Status) func(i int) int64) *countIndex {
+	if c, ok := (*m.Load())[method]; ok {
+		return c
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	old := *p.stats.Load()
-	if s, ok := old[method]; ok {
-		return s
-	}
-	s := make([]*base.RPCStatus, p.n)
-	for i, u := range p.statusURLs {
-		if u != nil {
-			s[i] = base.GetMethodStatus(u, method)
-		} else {
-			s[i] = &base.RPCStatus{}
-		}
-	}
-	next := make(map[string][]*base.RPCStatus, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[method] = s
-	p.stats.Store(&next)
-	return s
-}
-
-type statusCounters struct{ s *base.RPCStatus }
-
-func (c statusCounters) Active() int64    { return int64(c.s.GetActive()) }
-func (c statusCounters) Succeeded() int64 { return int64(c.s.GetTotal() - c.s.GetFailed()) }
-func (c statusCounters) SucceededElapsed() int64 {
-	return c.s.GetTotalElapsed() - c.s.GetFailedElapsed()
-}
-
-func (p *plan) windowsFor(ws *shortestresponse.Windows, method string) []*shortestresponse.Window {
-	if w, ok := (*p.windows.Load())[method]; ok {
-		return w
+	old := *m.Load()
+	if c, ok := old[method]; ok {
+		return c
 	}
 	st := p.statuses(method)
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := *p.windows.Load()
-	if w, ok := old[method]; ok {
-		return w
-	}
-	cs := make([]shortestresponse.Counters, p.n)
+	c := &countIndex{x: leastactive.NewIndex(p.n, mk(st))}
 	for i, s := range st {
-		cs[i] = statusCounters{s}
+		s.Watch(c.x, i)
 	}
-	w := ws.Windows(cs)
-	next := make(map[string][]*shortestresponse.Window, len(old)+1)
+	next := make(map[string]*countIndex, len(old)+1)
 	for k, v := range old {
 		next[k] = v
 	}
-	next[method] = w
-	p.windows.Store(&next)
-	return w
+	next[method] = c
+	m.Store(&next)
+	return c
 }
 
 func (b *Balancers) rrPlan(p *plan) *roundrobin.Plan {
@@ -641,40 +597,29 @@ func (b *Balancers) pickRoundRobin(p *plan, inv base.Invocation) int {
 	return b.rrPlan(p).Pick(Method(inv))
 }
 
-// pickLeastActive is Java's leastactive.
+// pickLeastActive is Java's leastactive, over an index of the providers'
+// active calls: O(log n).
 func (b *Balancers) pickLeastActive(p *plan, inv base.Invocation) int {
 	m := Method(inv)
-	st, t := p.statuses(m), p.set.Table(m)
-	sl := b.scratchFor(len(st))
-	if sl == nil {
-		return leastactive.PickBy(t, func(i int) int64 { return int64(st[i].GetActive()) }, b.rnd)
-	}
-	v := sl.s.Values[:len(st)]
-	for i, s := range st {
-		v[i] = int64(s.GetActive())
-	}
-	i := leastactive.PickValues(t, &sl.s, b.rnd)
-	sl.mu.Unlock()
-	return i
+	c := p.index(&p.actives, m, func(st []*status.Status) func(int) int64 {
+		return func(i int) int64 { return st[i].Active() }
+	})
+	return c.x.Pick(p.set.Table(m), b.rnd)
 }
 
-// pickShortestResponse is Java's shortestresponse.
+// pickShortestResponse is Java's shortestresponse, over an index of the
+// providers' estimates: O(log n), O(n) once per window slide.
 func (b *Balancers) pickShortestResponse(p *plan, inv base.Invocation) int {
 	m := Method(inv)
-	t, wins, st := p.set.Table(m), p.windowsFor(b.windows, m), p.statuses(m)
-	sl := b.scratchFor(len(st))
-	if sl == nil {
-		return b.windows.Pick(t, wins, b.rnd)
-	}
-	v := sl.s.Values[:len(st)]
-	wins = wins[:len(st)]
-	for i, s := range st {
-		// statusCounters' reads, without the interface calls.
-		v[i] = wins[i].EstimateOf(int64(s.GetActive()), int64(s.GetTotal()-s.GetFailed()), s.GetTotalElapsed()-s.GetFailedElapsed())
-	}
-	i := b.windows.PickValues(t, &sl.s, b.rnd)
-	sl.mu.Unlock()
-	return i
+	c := p.index(&p.estimates, m, func(st []*status.Status) func(int) int64 {
+		cs := make([]shortestresponse.Counters, len(st))
+		for i, s := range st {
+			cs[i] = s
+		}
+		wins := b.windows.Windows(cs)
+		return func(i int) int64 { return wins[i].Estimate() }
+	})
+	return b.windows.PickIndex(p.set.Table(m), c.x, &c.slides, b.rnd)
 }
 
 // pickConsistentHash is Java's consistenthash.

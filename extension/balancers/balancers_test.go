@@ -9,6 +9,9 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+
+	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
+	"github.com/dubboroute/dubboroute/loadbalance/status"
 )
 
 func invokers(t testing.TB, n int, params string) []base.Invoker {
@@ -139,54 +142,98 @@ func TestConcurrentPicks(t *testing.T) {
 	t.Logf("plans built: %d", b.Plans())
 }
 
-// The dense path (a scratch slot) and the fallback when every slot is busy
-// (leastactive.PickBy over the counters) pick the same providers for the
-// same draws, over active counts and successes with partial ties; picks
-// over 1,000 providers allocate nothing.
-func TestScratchAndFallbackAgree(t *testing.T) {
+// leastactive and shortestresponse, picking over their indexes, pick what
+// Java's selection (leastactive.PickBy over every provider's counters,
+// read afresh) picks for the same draws, over 1,000 providers with mixed
+// weights, partial ties and counters changing between picks; a pick
+// allocates nothing.
+func TestIndexedPicksAreJavas(t *testing.T) {
 	invs := invokers(t, 1000, "&weight=10&timestamp=1")
 	for i := 0; i < len(invs); i += 7 {
 		invs[i] = invokers(t, 1, fmt.Sprintf("&weight=%d", 1+i%5))[0]
 	}
-	const method = "scratchAgree"
+	const method = "indexedPicks"
 	inv := invocation.NewRPCInvocation(method, nil, nil)
-	defer base.CleanAllStatus()
+	defer ResetCounts()
 	for i, ivk := range invs {
 		u := ivk.GetURL()
 		for k := 0; k < 1+i%3; k++ { // actives 1..3: a third of the providers hold the least
-			base.BeginCount(u, method)
+			BeginCount(u, method)
 		}
 		// A success each (elapsed 1..4): shortestresponse's estimates
 		// (elapsed x (active+1)) tie in part too.
-		base.BeginCount(u, method)
-		base.EndCount(u, method, int64(1+i%4), true)
+		BeginCount(u, method)
+		EndCount(u, method, int64(1+i%4), true)
 	}
 	draws := uint64(12345)
 	rnd := func(bound int) int {
 		draws = draws*6364136223846793005 + 1442695040888963407
 		return int(draws>>33) % bound
 	}
-	b := New(Options{Rand: rnd})
+	b := New(Options{Rand: rnd, Clock: func() int64 { return 0 }})
+	st := make([]*status.Status, len(invs))
+	for i, ivk := range invs {
+		st[i] = statusOf(ivk.GetURL(), method)
+	}
+	java := map[string]func(i int) int64{
+		"leastactive": func(i int) int64 { return st[i].Active() },
+		"shortestresponse": func(i int) int64 { // Java's estimate, no slide (the clock stands still)
+			var avg int64
+			if n := st[i].Succeeded(); n != 0 {
+				avg = st[i].SucceededElapsed() / n
+			}
+			return avg * (st[i].Active() + 1)
+		},
+	}
 	for _, name := range []string{"leastactive", "shortestresponse"} {
 		lb := b.Get(name)
-		for k := 0; k < 200; k++ {
+		for k := 0; k < 300; k++ {
 			seed := draws
-			dense := lb.Select(invs, inv)
-			for s := range b.scratch {
-				b.scratch[s].mu.Lock()
-			}
+			got := lb.Select(invs, inv)
 			draws = seed
-			fallback := lb.Select(invs, inv)
-			for s := range b.scratch {
-				b.scratch[s].mu.Unlock()
+			want := invs[leastactive.PickBy(b.planFor(invs).set.Table(method), java[name], rnd)]
+			if got != want {
+				t.Fatalf("%s pick %d: index %v, Java %v", name, k, got.GetURL().Location, want.GetURL().Location)
 			}
-			if dense != fallback {
-				t.Fatalf("%s pick %d: dense %v, fallback %v", name, k, dense.GetURL(), fallback.GetURL())
+			// The picked provider gets a call; one in three ends one.
+			BeginCount(got.GetURL(), method)
+			if k%3 == 0 {
+				EndCount(invs[(k*37)%len(invs)].GetURL(), method, int64(k%5), k%2 == 0)
 			}
 		}
 		if n := testing.AllocsPerRun(200, func() { lb.Select(invs, inv) }); n != 0 {
 			t.Errorf("%s over 1000: %v allocs per pick", name, n)
 		}
+	}
+}
+
+// Calls are counted where Java's consumer counts them (an actives
+// parameter, of the service or of a method: its ActiveLimitFilter) and
+// where dubbo-go's does (its active filter listed on the reference); not
+// otherwise.
+func TestCountedWhenJavaCounts(t *testing.T) {
+	for q, want := range map[string]bool{
+		"":                                 false,
+		"&actives=5":                       true,
+		"&actives=":                        false,
+		"&methods.indexed.actives=2":       true,
+		"&reference.filter=active":         true,
+		"&reference.filter=echo,%20active": true,
+		"&reference.filter=activeish,tps":  false,
+		"&reference.filter=cshutdown&x=y":  false,
+	} {
+		ivk := invokers(t, 1, q)[0]
+		if got := Counted(ivk, "indexed") != nil; got != want {
+			t.Errorf("%q: counted %v, want %v", q, got, want)
+		}
+	}
+	ivk := invokers(t, 1, "&actives=1")[0]
+	s := Counted(ivk, "m")
+	if s == nil || Counted(ivk, "m") != s || Counted(ivk, "other") == s {
+		t.Fatal("one counter per provider and method")
+	}
+	if a := testing.AllocsPerRun(1000, func() { Counted(ivk, "m").Begin(); Counted(ivk, "m").End(1, true) }); a != 0 {
+		t.Fatalf("%v allocs per counted call", a)
 	}
 }
 
@@ -274,4 +321,28 @@ func TestURLFor(t *testing.T) {
 	if URLFor(ok, "", false) != nil || URLFor(ok, "p2c", false) != nil || URLFor(nil, "random", false) != nil {
 		t.Fatal("changed a URL already right")
 	}
+}
+
+// BenchmarkCountedPick is a counted call's balancer work: a pick, then the
+// call's Begin and End on the picked provider (each updating the plan's
+// leastactive and shortestresponse indexes).
+func BenchmarkCountedPick(b *testing.B) {
+	for _, n := range []int{10, 100, 1000, 10000} {
+		invs := invokers(b, n, "&actives=100")
+		inv := invocation.NewRPCInvocation("counted", nil, nil)
+		bs := New(Options{})
+		for _, name := range []string{"leastactive", "shortestresponse"} {
+			lb := bs.Get(name)
+			b.Run(fmt.Sprintf("lb=%s/n=%d", name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					ivk := lb.Select(invs, inv)
+					s := Counted(ivk, "counted")
+					s.Begin()
+					s.End(int64(i&3), true)
+				}
+			})
+		}
+	}
+	ResetCounts()
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/dubboroute/dubboroute/cluster/mock"
 	"github.com/dubboroute/dubboroute/cluster/retry"
 	"github.com/dubboroute/dubboroute/cluster/strategy"
+	"github.com/dubboroute/dubboroute/extension/balancers"
 )
 
 // Routing is implemented by a directory dubboroute bound (extension's
@@ -423,7 +424,24 @@ func (c *dgCall) Invoke(ivk base.Invoker) result.Result {
 	if c.detach && c.calls > 1 {
 		ctx = context.WithoutCancel(ctx)
 	}
+	// Counted as Java's ActiveLimitFilter counts (leastactive and
+	// shortestresponse read the counters): a business exception is a
+	// success.
+	st := balancers.Counted(ivk, balancers.Method(c.inv))
+	var begin time.Time
+	if st != nil {
+		begin = time.Now()
+		st.Begin()
+	}
 	r := ivk.Invoke(ctx, c.inv)
+	if st != nil {
+		ok := false
+		if r != nil {
+			k := Classify(r.Error())
+			ok = k == strategy.OK || k == strategy.Business
+		}
+		st.End(time.Since(begin).Milliseconds(), ok)
+	}
 	if r == nil {
 		return &result.RPCResult{Err: &rpcError{err: fmt.Errorf("provider %s returned no result", ivk.GetURL().Location), code: strategy.CodeUnknown}}
 	}

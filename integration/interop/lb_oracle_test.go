@@ -500,28 +500,28 @@ func goLB(t *testing.T, c *lbCase, inc uint64) lbAnswer {
 		}
 		return ans
 	}
-	base.CleanAllStatus()
+	balancers.ResetCounts()
 	for i, a := range c.Actives {
 		u := invs[i].GetURL()
 		if c.Succeeded != nil {
 			for k := 0; k < c.Succeeded[i]; k++ {
-				base.BeginCount(u, c.Method)
+				balancers.BeginCount(u, c.Method)
 				el := int64(0)
 				if k == 0 {
 					el = int64(c.Elapsed[i])
 				}
-				base.EndCount(u, c.Method, el, true)
+				balancers.EndCount(u, c.Method, el, true)
 			}
 		}
 		for k := 0; k < a; k++ {
-			base.BeginCount(u, c.Method)
+			balancers.BeginCount(u, c.Method)
 		}
 	}
 	steps := max(c.Steps, 1)
 	for s := 0; s < steps; s++ {
 		ans.Picks = append(ans.Picks, lbIndexOf(invs, lb.Select(invs, inv)))
 	}
-	base.CleanAllStatus()
+	balancers.ResetCounts()
 	return ans
 }
 

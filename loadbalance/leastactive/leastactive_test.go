@@ -55,12 +55,12 @@ func TestVectors(t *testing.T) {
 	}
 }
 
-// PickValues picks what PickBy picks for the same values and draws:
-// random values (few distinct, so ties are common, all tied included),
-// random weights (equal, zero, mixed), sizes across stackCap.
-func TestPickValuesIsPickBy(t *testing.T) {
+// An index built on the values picks what PickBy picks for the same
+// values and draws, and draws with the same bound: random values (few
+// distinct, so ties are common, all tied included), random weights
+// (equal, all zero, mixed), sizes across stackCap.
+func TestIndexOnRandomCases(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	var s Scratch
 	for c := 0; c < 4000; c++ {
 		n := 1 + rng.IntN(300)
 		ws := make([]string, n)
@@ -85,34 +85,13 @@ func TestPickValuesIsPickBy(t *testing.T) {
 			vals[i] = int64(rng.IntN(spread))
 		}
 		draw := rng.Uint64()
-		var boundBy, boundValues int
+		var boundBy, boundIndex int
 		want := Pick(tb, vals, func(b int) int { boundBy = b; return int(draw % uint64(b)) })
-		s.Grow(n)
-		copy(s.Values, vals)
-		got := PickValues(tb, &s, func(b int) int { boundValues = b; return int(draw % uint64(b)) })
-		if got != want || boundBy != boundValues {
-			t.Fatalf("case %d (n=%d, weights %v, values %v): PickValues %d (bound %d), PickBy %d (bound %d)",
-				c, n, ws, vals, got, boundValues, want, boundBy)
+		x := NewIndex(n, vals.Active)
+		got := x.Pick(tb, func(b int) int { boundIndex = b; return int(draw % uint64(b)) })
+		if got != want || boundBy != boundIndex {
+			t.Fatalf("case %d (n=%d, weights %v, values %v): Index %d (bound %d), PickBy %d (bound %d)",
+				c, n, ws, vals, got, boundIndex, want, boundBy)
 		}
-	}
-}
-
-func TestPickValuesAllocs(t *testing.T) {
-	ws := make([]string, 1000)
-	for i := range ws {
-		ws[i] = strconv.Itoa(1 + i%7)
-	}
-	tb := table(ws...)
-	var s Scratch
-	s.Grow(len(ws))
-	for i := range s.Values {
-		s.Values[i] = int64(i % 3)
-	}
-	if n := testing.AllocsPerRun(200, func() { PickValues(tb, &s, weight.DefaultRand) }); n != 0 {
-		t.Fatalf("PickValues allocates %v", n)
-	}
-	s.Grow(10) // shrinking keeps the memory
-	if n := testing.AllocsPerRun(50, func() { s.Grow(1000) }); n != 0 {
-		t.Fatalf("Grow to a size seen allocates %v", n)
 	}
 }

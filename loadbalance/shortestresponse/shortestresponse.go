@@ -61,6 +61,7 @@ type Windows struct {
 	period     int64
 	last       atomic.Int64
 	resetting  atomic.Bool
+	slides     atomic.Uint64
 	clock      weight.Clock
 }
 
@@ -123,11 +124,16 @@ func (ws *Windows) Pick(t *weight.Table, windows []*Window, rnd weight.Rand) int
 	return i
 }
 
-// PickValues is Pick over estimates the caller computed into
-// s.Values[:len(t.Weights)] (Window.EstimateOf, after s.Grow): the same
-// pick, leastactive.PickValues's single pass over dense values.
-func (ws *Windows) PickValues(t *weight.Table, s *leastactive.Scratch, rnd weight.Rand) int {
-	i := leastactive.PickValues(t, s, rnd)
+// PickIndex is Pick kept by an index over the windows' estimates
+// (leastactive.Index, updated by the counters it reads as they change):
+// O(log n). seen is the index's count of slides: when the windows slid
+// since, every estimate changed and the index reads them all again.
+func (ws *Windows) PickIndex(t *weight.Table, x *leastactive.Index, seen *atomic.Uint64, rnd weight.Rand) int {
+	if s := ws.slides.Load(); seen.Load() != s {
+		seen.Store(s)
+		x.Refresh()
+	}
+	i := x.Pick(t, rnd)
 	ws.slide()
 	return i
 }
@@ -142,6 +148,7 @@ func (ws *Windows) slide() {
 		}
 		ws.mu.Unlock()
 		ws.last.Store(ws.clock())
+		ws.slides.Add(1)
 		ws.resetting.Store(false)
 	}
 }

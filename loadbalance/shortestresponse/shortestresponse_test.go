@@ -1,6 +1,7 @@
 package shortestresponse
 
 import (
+	"sync/atomic"
 	"testing"
 
 	"github.com/dubboroute/dubboroute/loadbalance/leastactive"
@@ -42,39 +43,49 @@ func TestPickAndSlide(t *testing.T) {
 }
 
 // Windows returns the windows Window returns for the same counters, and
-// PickValues over EstimateOf's values picks what Pick picks.
-func TestWindowsAndPickValues(t *testing.T) {
-	ws := NewWindows(0, func() int64 { return 0 })
-	cs := make([]Counters, 300)
+// PickIndex over an index of the estimates picks what Pick picks, before
+// and after the windows slide (the index reads every estimate again).
+func TestWindowsAndPickIndex(t *testing.T) {
+	now := int64(0)
+	ws := NewWindows(1000, func() int64 { return now })
+	cs := make([]*counters, 300)
+	ifs := make([]Counters, len(cs))
 	for i := range cs {
 		cs[i] = &counters{active: int64(i % 3), succeeded: int64(1 + i%2), elapsed: int64(10 * (1 + i%5))}
+		ifs[i] = cs[i]
 	}
-	early := ws.Window(cs[7])
-	wins := ws.Windows(cs)
+	early := ws.Window(ifs[7])
+	wins := ws.Windows(ifs)
 	if wins[7] != early {
 		t.Fatal("Windows made a second window for counters that had one")
 	}
-	if again := ws.Windows(cs[:10]); again[3] != wins[3] || ws.Window(cs[200]) != wins[200] {
+	if again := ws.Windows(ifs[:10]); again[3] != wins[3] || ws.Window(ifs[200]) != wins[200] {
 		t.Fatal("windows are not one per counters")
 	}
 	tb := weight.NewSet(make([]weight.Provider, len(cs)), nil).Table("m")
-	var s leastactive.Scratch
+	x := leastactive.NewIndex(len(wins), func(i int) int64 { return wins[i].Estimate() })
+	var seen atomic.Uint64
 	for k := 0; k < 100; k++ {
 		r := k * 7919
-		want := ws.Pick(tb, wins, func(b int) int { return r % b })
-		s.Grow(len(cs))
-		for i, w := range wins {
-			c := cs[i]
-			s.Values[i] = w.EstimateOf(c.Active(), c.Succeeded(), c.SucceededElapsed())
-			if s.Values[i] != w.Estimate() {
-				t.Fatalf("EstimateOf %d, Estimate %d", s.Values[i], w.Estimate())
+		if k == 50 {
+			// New successes, then the windows slide on the next pick:
+			// every estimate restarts from them.
+			for i, c := range cs {
+				c.succeeded += int64(1 + i%4)
+				c.elapsed += int64(100 * (1 + i%7))
+				x.Update(i)
 			}
+			now += 2000
 		}
-		if got := ws.PickValues(tb, &s, func(b int) int { return r % b }); got != want {
-			t.Fatalf("draw %d: PickValues %d, Pick %d", r, got, want)
+		want := leastactive.PickBy(tb, func(i int) int64 { return wins[i].Estimate() }, func(b int) int { return r % b })
+		if got := ws.PickIndex(tb, x, &seen, func(b int) int { return r % b }); got != want {
+			t.Fatalf("pick %d, draw %d: PickIndex %d, PickBy %d", k, r, got, want)
 		}
 	}
-	if n := testing.AllocsPerRun(200, func() { ws.PickValues(tb, &s, weight.DefaultRand) }); n != 0 {
-		t.Fatalf("PickValues allocates %v", n)
+	if seen.Load() != 1 {
+		t.Fatalf("the index saw %d slides, the windows slid once", seen.Load())
+	}
+	if n := testing.AllocsPerRun(200, func() { ws.PickIndex(tb, x, &seen, weight.DefaultRand) }); n != 0 {
+		t.Fatalf("PickIndex allocates %v", n)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/registry"
 	"dubbo.apache.org/dubbo-go/v3/remoting"
 	"github.com/dubbogo/gost/log/logger"
+
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
 )
 
 // EmptyProtectionKey is the registry URL parameter that switches empty
@@ -131,6 +133,10 @@ type protectingListener struct {
 	pending map[string]*time.Timer            // deletes waiting out the grace period
 	held    map[string]*registry.ServiceEvent // deletes held back by empty protection
 	marks   map[string]holdMark               // when each pending or held delete arrived (for the console)
+	// leaving are the pending deletes' marks in shared.Leaving: a provider
+	// whose registration is gone is not picked while its removal waits
+	// out the grace (while another routed provider is available).
+	leaving map[string]shared.LeavingKey
 
 	out sync.Mutex // serialises calls into inner
 }
@@ -145,7 +151,7 @@ func newProtectingListener(inner registry.NotifyListener, grace time.Duration) *
 	l := &protectingListener{
 		inner: inner, grace: grace,
 		live: map[string]bool{}, pending: map[string]*time.Timer{}, held: map[string]*registry.ServiceEvent{},
-		marks: map[string]holdMark{},
+		marks: map[string]holdMark{}, leaving: map[string]shared.LeavingKey{},
 	}
 	protectors.Lock()
 	protectors.list = append(protectors.list, l)
@@ -160,6 +166,7 @@ func (l *protectingListener) close() {
 	for _, t := range l.pending {
 		t.Stop()
 	}
+	l.unmarkAllLocked()
 	l.live, l.pending, l.held, l.marks = map[string]bool{}, map[string]*time.Timer{}, map[string]*registry.ServiceEvent{}, map[string]holdMark{}
 	l.mu.Unlock()
 	protectors.Lock()
@@ -218,13 +225,28 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 		}
 		l.pending[key] = time.AfterFunc(l.grace, func() { l.expire(key, ev) })
 		l.marks[key] = holdMark{ev: ev, since: time.Now()}
+		lk := leavingKeyOf(ev)
+		l.leaving[key] = lk
+		shared.Leaving.Mark(lk)
+		logger.Infof("[dubboroute] provider %s left the registry; not picked while another routed provider is available, removed after %s", ev.Service.Location, l.grace)
 		return nil
 	}
 	// Add or update.
 	if t, isPending := l.pending[key]; isPending {
 		t.Stop()
 		delete(l.pending, key)
+		l.unmarkLocked(key)
 		logger.Infof("[dubboroute] provider %s registered again within %s; its invoker was kept", ev.Service.Location, l.grace)
+	}
+	// A new registration at the address of a provider that is leaving (the
+	// provider restarted on its port): the address serves again. The old
+	// registration's removal still waits out its grace.
+	if lk := leavingKeyOf(ev); shared.Leaving.Has(lk) {
+		for k, m := range l.leaving {
+			if m == lk {
+				l.unmarkLocked(k)
+			}
+		}
 	}
 	delete(l.held, key) // a held provider that came back was never removed
 	delete(l.marks, key)
@@ -240,6 +262,26 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 	return out
 }
 
+// leavingKeyOf is the shared.Leaving key of ev's provider.
+func leavingKeyOf(ev *registry.ServiceEvent) shared.LeavingKey {
+	return shared.LeavingKey{Addr: ev.Service.Location, Service: ev.Service.ServiceKey()}
+}
+
+// unmarkLocked drops the leaving mark of the pending delete key, if any.
+func (l *protectingListener) unmarkLocked(key string) {
+	if lk, ok := l.leaving[key]; ok {
+		delete(l.leaving, key)
+		shared.Leaving.Unmark(lk)
+	}
+}
+
+// unmarkAllLocked drops every leaving mark of l.
+func (l *protectingListener) unmarkAllLocked() {
+	for k := range l.leaving {
+		l.unmarkLocked(k)
+	}
+}
+
 // expire forwards a delete whose grace period passed without the provider
 // coming back.
 func (l *protectingListener) expire(key string, ev *registry.ServiceEvent) {
@@ -249,6 +291,7 @@ func (l *protectingListener) expire(key string, ev *registry.ServiceEvent) {
 		return
 	}
 	delete(l.pending, key)
+	l.unmarkLocked(key)
 	evs := l.removeLocked(key, ev)
 	l.mu.Unlock()
 	l.forward(evs)
@@ -287,6 +330,7 @@ func (l *protectingListener) NotifyAll(events []*registry.ServiceEvent, callback
 	for _, t := range l.pending {
 		t.Stop()
 	}
+	l.unmarkAllLocked()
 	l.live = map[string]bool{}
 	l.pending = map[string]*time.Timer{}
 	l.held = map[string]*registry.ServiceEvent{}

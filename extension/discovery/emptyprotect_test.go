@@ -1,6 +1,7 @@
 package discovery
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/registry"
 	"dubbo.apache.org/dubbo-go/v3/remoting"
+
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
 )
 
 // recorder is the directory side: it applies what it is told.
@@ -177,4 +180,82 @@ func TestDeleteGrace(t *testing.T) {
 	if got := rec.providers(); got != p1 {
 		t.Fatalf("the last provider was dropped: directory has %q", got)
 	}
+}
+
+// A provider whose registration is gone is marked leaving (shared.Leaving,
+// which the strategies read to avoid it) for as long as the delete grace
+// keeps its invoker: unmarked when it registers again, when another
+// registration appears at its address (restarted on its port), when its
+// removal is forwarded, and when the subscription ends.
+func TestDeleteGraceMarksLeaving(t *testing.T) {
+	const p1, p2 = "127.0.0.1:20880", "127.0.0.1:20881"
+	add, del := remoting.EventTypeAdd, remoting.EventTypeDel
+	k1 := shared.LeavingKey{Addr: p1, Service: event(t, add, p1).Service.ServiceKey()}
+	rec := &recorder{}
+	l := newProtectingListener(rec, 150*time.Millisecond)
+	l.Notify(event(t, add, p1))
+	l.Notify(event(t, add, p2))
+	leaving := func() bool { return shared.Leaving.Has(k1) }
+
+	l.Notify(event(t, del, p1))
+	if !leaving() {
+		t.Fatal("a provider whose removal waits out the grace is not marked leaving")
+	}
+	l.Notify(event(t, add, p1))
+	if leaving() {
+		t.Fatal("a provider that registered again is still marked leaving")
+	}
+
+	// Restarted on its port: the new registration is another URL.
+	l.Notify(event(t, del, p1))
+	restarted := restartedEvent(t, add, p1)
+	if restarted.Key() == event(t, add, p1).Key() {
+		t.Fatal("test setup: the restarted provider's event has the old key")
+	}
+	l.Notify(restarted)
+	if leaving() {
+		t.Fatal("the address is marked leaving after a new registration at it")
+	}
+
+	// Gone for good: unmarked when the removal is forwarded.
+	l.Notify(event(t, del, p2))
+	k2 := shared.LeavingKey{Addr: p2, Service: k1.Service}
+	if !shared.Leaving.Has(k2) {
+		t.Fatal("p2 not marked leaving")
+	}
+	if err := waitFor(2*time.Second, func() bool { return !shared.Leaving.Has(k2) }); err != nil {
+		t.Fatalf("p2 still marked leaving after its grace: %v (directory %q)", err, rec.providers())
+	}
+
+	// The subscription ends while a removal is pending: unmarked.
+	l.Notify(restartedEvent(t, del, p1))
+	if !leaving() {
+		t.Fatal("the restarted provider's removal is not marked leaving")
+	}
+	l.close()
+	if shared.Leaving.Any() {
+		t.Fatal("marks left after the listener closed")
+	}
+}
+
+// restartedEvent is event's provider registered again with another
+// timestamp (a new registration of the same service at the same address).
+func restartedEvent(t *testing.T, action remoting.EventType, addr string) *registry.ServiceEvent {
+	t.Helper()
+	u, err := common.NewURL("dubbo://" + addr + "/com.muke.dubbocourse.common.api.BookFacade?interface=com.muke.dubbocourse.common.api.BookFacade&timestamp=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &registry.ServiceEvent{Action: action, Service: u}
+}
+
+func waitFor(d time.Duration, ok func() bool) error {
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			return errors.New("timed out")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }

@@ -15,6 +15,8 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
+
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
 )
 
 // Why this file exists: dubbo-go v3.3.2's dubbo invoker reports
@@ -250,11 +252,12 @@ func (h *health) snapshot() map[string]time.Time {
 
 // available is the selection's availability of a provider invoker: Java's
 // isAvailable (dubbo-go's IsAvailable) and, beyond it, a connection that
-// calls found down. A down address is answered first, so dubbo-go's
+// calls found down or a registration that is gone while the delete grace
+// keeps the invoker (shared.Leaving). A down address is answered first, so dubbo-go's
 // IsAvailable (which may dial, blocking for its connect timeout, after its
 // client dropped every session) is not asked for it.
 func (h *health) available(ivk base.Invoker) bool {
-	if h.isDown(ivk) {
+	if h.isDown(ivk) || leaving(ivk) {
 		return false
 	}
 	return ivk.IsAvailable()
@@ -308,4 +311,17 @@ var notSentText = [...]string{
 	"client have been closed",
 	"failed to create client connection",
 	providerClosingText,
+}
+
+// leaving reports whether ivk's registration is gone while the delete
+// grace keeps its invoker: one atomic load while no provider is leaving.
+func leaving(ivk base.Invoker) bool {
+	if !shared.Leaving.Any() {
+		return false
+	}
+	u := ivk.GetURL()
+	if u == nil {
+		return false
+	}
+	return shared.Leaving.Has(shared.LeavingKey{Addr: u.Location, Service: u.ServiceKey()})
 }

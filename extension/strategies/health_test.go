@@ -20,6 +20,7 @@ import (
 	perrors "github.com/pkg/errors"
 
 	"github.com/dubboroute/dubboroute/extension/balancers"
+	"github.com/dubboroute/dubboroute/extension/internal/shared"
 )
 
 // Unit tests never connect anywhere: the process table's probes fail.
@@ -279,5 +280,42 @@ func TestNoCallFailsOnADownProviderAnyBalancer(t *testing.T) {
 				t.Errorf("%s/%s: the provider with a closed session was attempted %d times, want at most 1", cl, lb, fs[1].calls)
 			}
 		}
+	}
+}
+
+// A provider whose registration is gone while the delete grace keeps its
+// invoker (shared.Leaving) gets no call while another routed provider is
+// available (a Java consumer has already dropped it), and is called when
+// it is the only one left.
+func TestLeavingProviderNotPicked(t *testing.T) {
+	ci, fs := newFleet(t, "consumer://127.0.0.1/demo.Svc?interface=demo.Svc&retries=0&loadbalance=roundrobin", nil, nil, nil)
+	k := shared.LeavingKey{Addr: "10.0.0.1:20880", Service: fs[0].url.ServiceKey()}
+	shared.Leaving.Mark(k)
+	defer shared.Leaving.Unmark(k)
+	var reply string
+	call := func() {
+		t.Helper()
+		r := ci.Invoke(context.Background(), invocation.NewRPCInvocationWithOptions(invocation.WithMethodName("sayHello"), invocation.WithReply(&reply)))
+		if r.Error() != nil {
+			t.Fatalf("call failed: %v", r.Error())
+		}
+	}
+	for i := 0; i < 30; i++ {
+		call()
+	}
+	if fs[0].calls != 0 || fs[1].calls+fs[2].calls != 30 {
+		t.Fatalf("calls %d/%d/%d, want the leaving provider none of 30", fs[0].calls, fs[1].calls, fs[2].calls)
+	}
+	// Every provider leaving: the selection picks as Java does.
+	for _, f := range fs[1:] {
+		o := shared.LeavingKey{Addr: f.url.Location, Service: f.url.ServiceKey()}
+		shared.Leaving.Mark(o)
+		defer shared.Leaving.Unmark(o)
+	}
+	for i := 0; i < 30; i++ {
+		call()
+	}
+	if total(fs) != 60 || fs[0].calls == 0 {
+		t.Fatalf("with every provider leaving: calls %d/%d/%d, want 60 with the first called", fs[0].calls, fs[1].calls, fs[2].calls)
 	}
 }

@@ -1,0 +1,31 @@
+package shared
+
+import "testing"
+
+func TestLeavingSetCounts(t *testing.T) {
+	var s LeavingSet
+	a := LeavingKey{Addr: "127.0.0.1:1", Service: "S"}
+	b := LeavingKey{Addr: "127.0.0.1:2", Service: "S"}
+	if s.Any() || s.Has(a) {
+		t.Fatal("empty set reports a mark")
+	}
+	s.Mark(a)
+	s.Mark(a) // a second directory holds the same removal
+	s.Mark(b)
+	if !s.Has(a) || !s.Has(b) || s.Has(LeavingKey{Addr: "127.0.0.1:1", Service: "T"}) {
+		t.Fatalf("marks: a %v b %v", s.Has(a), s.Has(b))
+	}
+	s.Unmark(a)
+	if !s.Has(a) {
+		t.Fatal("a unmarked by one of its two holders is no longer marked")
+	}
+	s.Unmark(a)
+	s.Unmark(a) // one too many: ignored
+	if s.Has(a) || !s.Has(b) {
+		t.Fatalf("after unmarking a: a %v b %v", s.Has(a), s.Has(b))
+	}
+	s.Unmark(b)
+	if s.Any() {
+		t.Fatal("set not empty after every mark was dropped")
+	}
+}

@@ -24,7 +24,7 @@ import org.apache.dubbo.rpc.RpcContext;
  * java -cp target/dubboroute-java-it.jar io.github.dubboroute.it.BookConsumer \
  *   (--zk 127.0.0.1:2191 | --nacos 127.0.0.1:8848 [--namespace N] [--registry-group G]) [--app demo-consumer1] [--calls 10] [--method queryAll|queryByName] [--arg name] \
  *   [--attach dubbo.tag=gray] [--attach dubbo.force.tag=true] [--attach userId=42] \
- *   [--ref-param k=v]... [--wait-ms 3000] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
+ *   [--ref-param k=v]... [--wait-ms 3000] [--pause-ms 0] [--retries 0] [--timeout 3000] [--log warning] [--local-host 127.0.0.1]
  *   [--migration FORCE_INTERFACE|APPLICATION_FIRST|FORCE_APPLICATION] [--protocol dubbo|tri]
  *   [--scenario "queryAll dubbo.tag=gray dubbo.force.tag=true"]... [--rules-zk 127.0.0.1:2191]
  *   [--zk-auth-env DUBBOROUTE_ZK_DIGEST]
@@ -35,6 +35,8 @@ import org.apache.dubbo.rpc.RpcContext;
  * {@code zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty}, {@code zookeeper.ssl.trustStore.*}).
  * {@code --rules-zk} reads the rules from that ZooKeeper whatever the registry (e.g. providers from Nacos).
  * {@code --protocol} is the reference's protocol: only providers of that protocol are used (unset: any).
+ * {@code --pause-ms} sleeps that long after each call (0: calls back to back), to bound the load a long run puts
+ * on its providers.
  * {@code --scenario} (repeatable) runs several call shapes in this one JVM, {@code --calls} calls each, in order:
  * the method, then the call's attachments (replacing {@code --method} and {@code --attach}); queryByName gets
  * {@code --arg}. One JVM for many scenarios: a JVM and Dubbo start cost seconds, a call a millisecond.
@@ -144,10 +146,14 @@ public final class BookConsumer {
         // Give the registry notification and the rule reads a moment to land before the first call.
         Thread.sleep(args.getInt("wait-ms", 1500));
 
+        int pauseMs = args.getInt("pause-ms", 0);
         for (int s = 0; s < methods.size(); s++) {
             for (int i = 0; i < calls; i++) {
                 System.out.println(call(facade, s, i, methods.get(s), arg, attachmentSets.get(s)));
                 System.out.flush();
+                if (pauseMs > 0) {
+                    Thread.sleep(pauseMs);
+                }
             }
         }
         bootstrap.stop();

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/dubboroute/dubboroute/cluster/strategy"
+	"github.com/dubboroute/dubboroute/internal/javastr"
 )
 
 // Mode is what MockClusterInvoker does with a call.
@@ -218,7 +219,7 @@ func ReturnValue(text string, typ reflect.Type) (Value, error) {
 		raw = text[1 : len(text)-1]
 	case isString:
 		raw = text
-	case isDigits(text):
+	case javastr.Digits(text):
 		raw = json.Number(text)
 	case strings.HasPrefix(text, "{"):
 		var m map[string]any
@@ -247,19 +248,6 @@ func ReturnValue(text string, typ reflect.Type) (Value, error) {
 		return Value{}, fmt.Errorf("mock return %s as %v: %w", text, typ, err)
 	}
 	return Value{V: v.Interface()}, nil
-}
-
-// isDigits is Java's StringUtils.isNumeric(s, false).
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // realize converts a parsed mock value to typ as PojoUtils.realize and

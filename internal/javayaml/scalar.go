@@ -329,3 +329,25 @@ func CastString(n *yaml.Node) (s string, isString, ok bool) {
 	}
 	return "", false, false
 }
+
+// KindName names what n is for an error message: "a mapping", "a list",
+// "null", `the scalar "v"`, "an alias" or "nothing".
+func KindName(n *yaml.Node) string {
+	if n == nil {
+		return "nothing"
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "null"
+		}
+		return fmt.Sprintf("the scalar %q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "nothing"
+}

@@ -12,6 +12,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/dubboroute/dubboroute/internal/javayaml"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -273,7 +274,7 @@ func ParseRule(content string) (*Rule, error) {
 				return nil
 			}
 			if v.Kind != yaml.SequenceNode {
-				return errAt(v, key, "want a list of request rules, got %s", kindName(v))
+				return errAt(v, key, "want a list of request rules, got %s", javayaml.KindName(v))
 			}
 			for i, item := range v.Content {
 				rr, err := parseRequestRule(deref(item), fmt.Sprintf("requests[%d]", i))
@@ -313,7 +314,7 @@ func parseProviderSelector(n *yaml.Node) (*ProviderSelector, error) {
 		case "match":
 			seenMatch = true
 			if v.Kind != yaml.SequenceNode {
-				return errAt(v, path, "want a list of matchers, got %s", kindName(v))
+				return errAt(v, path, "want a list of matchers, got %s", javayaml.KindName(v))
 			}
 			for i, item := range v.Content {
 				pm, err := parseProviderMatcher(deref(item), fmt.Sprintf("%s[%d]", path, i))
@@ -419,7 +420,7 @@ func parseRequestRule(n *yaml.Node, path string) (RequestRule, error) {
 				return nil
 			}
 			if v.Kind != yaml.SequenceNode {
-				return errAt(v, p, "want a list of conditions, got %s", kindName(v))
+				return errAt(v, p, "want a list of conditions, got %s", javayaml.KindName(v))
 			}
 			for i, item := range v.Content {
 				c, err := parseCondition(deref(item), fmt.Sprintf("%s[%d]", p, i))
@@ -692,32 +693,17 @@ func errAt(n *yaml.Node, path, format string, args ...any) error {
 	return fmt.Errorf("gray rule: line %d: %s: %s", n.Line, path, fmt.Sprintf(format, args...))
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("the scalar %q", n.Value)
-	}
-	return "nothing"
-}
-
 // fields walks a mapping, rejecting non-scalar and duplicate keys.
 func fields(n *yaml.Node, path string, f func(key string, k, v *yaml.Node) error) error {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
-		return errAt(n, path, "want a mapping, got %s", kindName(n))
+		return errAt(n, path, "want a mapping, got %s", javayaml.KindName(n))
 	}
 	seen := make(map[string]bool, len(n.Content)/2)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := deref(n.Content[i]), deref(n.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			return errAt(k, path, "keys must be scalars, got %s", kindName(k))
+			return errAt(k, path, "keys must be scalars, got %s", javayaml.KindName(k))
 		}
 		if seen[k.Value] {
 			return errAt(k, path+"."+k.Value, "duplicate field")
@@ -732,7 +718,7 @@ func fields(n *yaml.Node, path string, f func(key string, k, v *yaml.Node) error
 
 func scalar(n *yaml.Node, path string) (string, error) {
 	if n.Kind != yaml.ScalarNode {
-		return "", errAt(n, path, "want a scalar, got %s", kindName(n))
+		return "", errAt(n, path, "want a scalar, got %s", javayaml.KindName(n))
 	}
 	if n.Tag == "!!null" {
 		return "", nil

@@ -152,7 +152,7 @@ func ParseRuleWith(content string, resolve func(host string) ([]string, error)) 
 	}
 	root = javayaml.Deref(root)
 	if root.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("tag rule: line %d: the rule must be a YAML mapping, got %s", root.Line, kindName(root))
+		return nil, fmt.Errorf("tag rule: line %d: the rule must be a YAML mapping, got %s", root.Line, javayaml.KindName(root))
 	}
 	r = &Rule{Enabled: true, Valid: true, Runtime: true}
 	var tagsNode *yaml.Node
@@ -184,7 +184,7 @@ func ParseRuleWith(content string, resolve func(host string) ([]string, error)) 
 	if tagsNode != nil && !isNull(tagsNode) && tagsNode.Kind != yaml.SequenceNode {
 		// Java's TagRouterRule reads tags only when it is a List: anything
 		// else is a rule without tags (it replaces the rule in force).
-		r.warn(tagsNode.Line, "tags is %s, not a list: Java ignores it, so the rule has no tags", kindName(tagsNode))
+		r.warn(tagsNode.Line, "tags is %s, not a list: Java ignores it, so the rule has no tags", javayaml.KindName(tagsNode))
 		tagsNode = nil
 	}
 	if tagsNode != nil && !isNull(tagsNode) {
@@ -210,7 +210,7 @@ func (r *Rule) warn(line int, format string, args ...any) {
 func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, error)) (Tag, error) {
 	where := fmt.Sprintf("tags[%d] (line %d)", i, n.Line)
 	if n.Kind != yaml.MappingNode {
-		return Tag{}, fmt.Errorf("%s: a tag must be a mapping with name/addresses/match, got %s", where, kindName(n))
+		return Tag{}, fmt.Errorf("%s: a tag must be a mapping with name/addresses/match, got %s", where, javayaml.KindName(n))
 	}
 	t := Tag{Line: n.Line}
 	var matchNode *yaml.Node
@@ -223,7 +223,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 				continue
 			}
 			if v.Kind != yaml.ScalarNode || !isStringScalar(v) {
-				return Tag{}, fmt.Errorf("%s: name must be a string (Java casts it to String), got %s", where, kindName(v))
+				return Tag{}, fmt.Errorf("%s: name must be a string (Java casts it to String), got %s", where, javayaml.KindName(v))
 			}
 			t.Name = v.Value
 		case "addresses":
@@ -238,7 +238,7 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 			for _, an := range v.Content {
 				an = javayaml.Deref(an)
 				if an.Kind != yaml.ScalarNode {
-					return Tag{}, fmt.Errorf("%s: addresses element at line %d must be a scalar, got %s", where, an.Line, kindName(an))
+					return Tag{}, fmt.Errorf("%s: addresses element at line %d must be a scalar, got %s", where, an.Line, javayaml.KindName(an))
 				}
 				text := an.Value
 				if isNull(an) {
@@ -302,13 +302,13 @@ func (r *Rule) parseTag(i int, n *yaml.Node, resolve func(string) ([]string, err
 
 func (r *Rule) parseMatch(i int, name string, n *yaml.Node) ([]ParamMatch, error) {
 	if n.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("match must be a list, got %s at line %d", kindName(n), n.Line)
+		return nil, fmt.Errorf("match must be a list, got %s at line %d", javayaml.KindName(n), n.Line)
 	}
 	ms := []ParamMatch{}
 	for j, mn := range n.Content {
 		mn = javayaml.Deref(mn)
 		if mn.Kind != yaml.MappingNode {
-			return nil, fmt.Errorf("match[%d] (line %d) must be a mapping with key and value, got %s", j, mn.Line, kindName(mn))
+			return nil, fmt.Errorf("match[%d] (line %d) must be a mapping with key and value, got %s", j, mn.Line, javayaml.KindName(mn))
 		}
 		pm := ParamMatch{Line: mn.Line}
 		keySet := false
@@ -345,7 +345,7 @@ func (r *Rule) parseMatch(i int, name string, n *yaml.Node) ([]ParamMatch, error
 
 func (r *Rule) parseStringMatch(path string, n *yaml.Node) (*StringMatch, error) {
 	if n.Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("value must be a mapping (exact/prefix/regex/wildcard/empty/noempty), got %s at line %d", kindName(n), n.Line)
+		return nil, fmt.Errorf("value must be a mapping (exact/prefix/regex/wildcard/empty/noempty), got %s at line %d", javayaml.KindName(n), n.Line)
 	}
 	sm := &StringMatch{}
 	for k := 0; k+1 < len(n.Content); k += 2 {
@@ -354,7 +354,7 @@ func (r *Rule) parseStringMatch(path string, n *yaml.Node) (*StringMatch, error)
 			continue
 		}
 		if vn.Kind != yaml.ScalarNode {
-			return nil, fmt.Errorf("value.%s at line %d must be a scalar, got %s", kn.Value, vn.Line, kindName(vn))
+			return nil, fmt.Errorf("value.%s at line %d must be a scalar, got %s", kn.Value, vn.Line, javayaml.KindName(vn))
 		}
 		s := vn.Value
 		switch kn.Value {
@@ -467,21 +467,4 @@ func scalarText(n *yaml.Node) string {
 		return ""
 	}
 	return n.Value
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if isNull(n) {
-			return "null"
-		}
-		return fmt.Sprintf("the scalar %q", n.Value)
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	return "nothing"
 }

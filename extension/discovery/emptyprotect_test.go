@@ -65,7 +65,13 @@ func (r *recorder) providers() string {
 
 func event(t *testing.T, action remoting.EventType, addr string) *registry.ServiceEvent {
 	t.Helper()
-	u, err := common.NewURL("dubbo://" + addr + "/com.muke.dubbocourse.common.api.BookFacade?interface=com.muke.dubbocourse.common.api.BookFacade")
+	return eventWith(t, action, addr, "")
+}
+
+// eventWith is event with more URL parameters (params: "&k=v...").
+func eventWith(t *testing.T, action remoting.EventType, addr, params string) *registry.ServiceEvent {
+	t.Helper()
+	u, err := common.NewURL("dubbo://" + addr + "/com.muke.dubbocourse.common.api.BookFacade?interface=com.muke.dubbocourse.common.api.BookFacade" + params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +248,7 @@ func TestDeleteGraceMarksLeaving(t *testing.T) {
 // timestamp (a new registration of the same service at the same address).
 func restartedEvent(t *testing.T, action remoting.EventType, addr string) *registry.ServiceEvent {
 	t.Helper()
-	u, err := common.NewURL("dubbo://" + addr + "/com.muke.dubbocourse.common.api.BookFacade?interface=com.muke.dubbocourse.common.api.BookFacade&timestamp=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &registry.ServiceEvent{Action: action, Service: u}
+	return eventWith(t, action, addr, "&timestamp=2")
 }
 
 func waitFor(d time.Duration, ok func() bool) error {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/internal/javastr"
 	"net"
 	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/dubboroute/dubboroute/internal/javastr"
 )
 
 // ErrHostUnresolved is wrapped by the error ParseAddressPatternWith returns

@@ -282,18 +282,24 @@ func (r *registryView) Destroy() {
 	}
 }
 
+// providerRaw is u's published form if u is a provider's registration, ""
+// for any other role (consumers are not published).
+func providerRaw(u *common.URL) (string, error) {
+	role, _ := strconv.Atoi(u.GetParam(constant.RegistryRoleKey, ""))
+	if role != common.PROVIDER {
+		return "", nil
+	}
+	return ProviderURL(u)
+}
+
 // Register implements registry.Registry: providers are published, consumers
 // are accepted and not stored (nothing in-process reads consumer nodes).
 func (r *registryView) Register(u *common.URL) error {
 	if u == nil {
 		return errors.New("memory registry: register nil URL")
 	}
-	role, _ := strconv.Atoi(u.GetParam(constant.RegistryRoleKey, ""))
-	if role != common.PROVIDER {
-		return nil
-	}
-	raw, err := ProviderURL(u)
-	if err != nil {
+	raw, err := providerRaw(u)
+	if raw == "" || err != nil {
 		return err
 	}
 	if err := r.hub.Register(raw); err != nil {
@@ -310,12 +316,8 @@ func (r *registryView) UnRegister(u *common.URL) error {
 	if u == nil {
 		return nil
 	}
-	role, _ := strconv.Atoi(u.GetParam(constant.RegistryRoleKey, ""))
-	if role != common.PROVIDER {
-		return nil
-	}
-	raw, err := ProviderURL(u)
-	if err != nil {
+	raw, err := providerRaw(u)
+	if raw == "" || err != nil {
 		return err
 	}
 	r.mu.Lock()

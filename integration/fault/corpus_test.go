@@ -2,11 +2,12 @@ package fault
 
 import (
 	"fmt"
-	"github.com/dubboroute/dubboroute/rules"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dubboroute/dubboroute/rules"
 )
 
 // ruleKind says which config-center key a corpus entry is pushed to.

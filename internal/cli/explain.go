@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/rules"
 	"io"
 	"net/url"
 	"os"
@@ -16,10 +15,10 @@ import (
 
 	"github.com/dubboroute/dubboroute/cluster/mock"
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
+	"github.com/dubboroute/dubboroute/internal/outcome"
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
 	"github.com/dubboroute/dubboroute/router"
-
-	"github.com/dubboroute/dubboroute/internal/outcome"
+	"github.com/dubboroute/dubboroute/rules"
 )
 
 // Explanation is explain's answer (its --json form).

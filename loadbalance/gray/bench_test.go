@@ -1,10 +1,10 @@
 package gray
 
 import (
-	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 	"strconv"
 	"testing"
 
+	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 	"github.com/dubboroute/dubboroute/router"
 )
 

@@ -2,10 +2,11 @@ package condition
 
 import (
 	"fmt"
-	"github.com/dubboroute/dubboroute/internal/javastr"
+	"reflect"
 	"strconv"
 	"strings"
 
+	"github.com/dubboroute/dubboroute/internal/javastr"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -292,26 +293,10 @@ func ArgumentString(a any) string {
 			return "true"
 		}
 		return "false"
-	case int:
-		return strconv.Itoa(x)
-	case int8:
-		return strconv.FormatInt(int64(x), 10)
-	case int16:
-		return strconv.FormatInt(int64(x), 10)
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case uint:
-		return strconv.FormatUint(uint64(x), 10)
-	case uint8:
-		return strconv.FormatUint(uint64(x), 10)
-	case uint16:
-		return strconv.FormatUint(uint64(x), 10)
-	case uint32:
-		return strconv.FormatUint(uint64(x), 10)
-	case uint64:
-		return strconv.FormatUint(x, 10)
+	case int, int8, int16, int32, int64:
+		return strconv.FormatInt(reflect.ValueOf(x).Int(), 10)
+	case uint, uint8, uint16, uint32, uint64:
+		return strconv.FormatUint(reflect.ValueOf(x).Uint(), 10)
 	case float64:
 		return JavaDouble(x, 64)
 	case float32:

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/dubboroute/dubboroute/loadbalance/gray"
-	"github.com/dubboroute/dubboroute/router"
 	"strings"
 	"testing"
 
@@ -15,6 +13,9 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
+
+	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/router"
 )
 
 var _ loadbalance.LoadBalance = (*LoadBalance)(nil)

@@ -1,7 +1,6 @@
 package dubbogo
 
 import (
-	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 	"strconv"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
 
 	"github.com/dubboroute/dubboroute/loadbalance/gray"
+	"github.com/dubboroute/dubboroute/loadbalance/gray/internal/graybench"
 )
 
 func benchInvokers(b *testing.B, n int) []base.Invoker {

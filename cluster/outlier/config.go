@@ -1,6 +1,7 @@
 package outlier
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -154,7 +155,8 @@ var Params = []string{
 // value that does not parse is an error naming the key; the caller keeps
 // the feature off for that configuration.
 func FromParams(get func(string) string) (c Config, ok bool, err error) {
-	ints := []struct {
+	r := paramReader{get: get}
+	for _, f := range []struct {
 		key string
 		dst *int
 	}{
@@ -164,56 +166,69 @@ func FromParams(get func(string) string) (c Config, ok bool, err error) {
 		{ParamSuccessRateStdev, &c.SuccessRateStdevFactor}, {ParamFailurePercentage, &c.FailurePercentage},
 		{ParamFailurePercentageHosts, &c.FailurePercentageMinHosts}, {ParamFailurePercentageVolume, &c.FailurePercentageRequestVolume},
 		{ParamMinHealthPercent, &c.MinHealthPercent},
+	} {
+		readParam(&r, f.key, f.dst, parseCount)
 	}
-	for _, f := range ints {
-		v := strings.TrimSpace(get(f.key))
-		if v == "" {
-			continue
-		}
-		ok = true
-		n, perr := strconv.Atoi(v)
-		if perr != nil || n < 0 {
-			return Config{}, true, fmt.Errorf("outlier parameter %s=%q: want a non-negative integer", f.key, v)
-		}
-		*f.dst = n
-	}
-	durs := []struct {
+	for _, f := range []struct {
 		key string
 		dst *time.Duration
 	}{
 		{ParamInterval, &c.Interval}, {ParamBaseEjectionTime, &c.BaseEjectionTime},
 		{ParamMaxEjectionTime, &c.MaxEjectionTime}, {ParamJitter, &c.MaxJitter},
+	} {
+		readParam(&r, f.key, f.dst, ParseDuration)
 	}
-	for _, f := range durs {
-		v := strings.TrimSpace(get(f.key))
-		if v == "" {
-			continue
-		}
-		ok = true
-		d, perr := ParseDuration(v)
-		if perr != nil {
-			return Config{}, true, fmt.Errorf("outlier parameter %s=%q: %w", f.key, v, perr)
-		}
-		*f.dst = d
-	}
-	bools := []struct {
+	for _, f := range []struct {
 		key string
 		dst *bool
-	}{{ParamSplit, &c.SplitExternalLocalOrigin}, {ParamAlwaysEjectOne, &c.AlwaysEjectOne}, {ParamSuccessRate, &c.SuccessRate}}
-	for _, f := range bools {
-		v := strings.TrimSpace(get(f.key))
-		if v == "" {
-			continue
-		}
-		ok = true
-		b, perr := strconv.ParseBool(v)
-		if perr != nil {
-			return Config{}, true, fmt.Errorf("outlier parameter %s=%q: want true or false", f.key, v)
-		}
-		*f.dst = b
+	}{{ParamSplit, &c.SplitExternalLocalOrigin}, {ParamAlwaysEjectOne, &c.AlwaysEjectOne}, {ParamSuccessRate, &c.SuccessRate}} {
+		readParam(&r, f.key, f.dst, parseSwitch)
+	}
+	if r.err != nil {
+		return Config{}, true, r.err
 	}
 	c.Source = "params"
-	return c, ok, nil
+	return c, r.found, nil
+}
+
+// paramReader reads URL parameters into a Config: found is whether any
+// was set, err the first that did not parse.
+type paramReader struct {
+	get   func(string) string
+	found bool
+	err   error
+}
+
+// readParam sets *dst from parameter key, if set, with parse; after an
+// error it reads nothing more.
+func readParam[T any](r *paramReader, key string, dst *T, parse func(string) (T, error)) {
+	v := strings.TrimSpace(r.get(key))
+	if v == "" || r.err != nil {
+		return
+	}
+	r.found = true
+	x, err := parse(v)
+	if err != nil {
+		r.err = fmt.Errorf("outlier parameter %s=%q: %w", key, v, err)
+		return
+	}
+	*dst = x
+}
+
+func parseCount(v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, errors.New("want a non-negative integer")
+	}
+	return n, nil
+}
+
+func parseSwitch(v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, errors.New("want true or false")
+	}
+	return b, nil
 }
 
 // ParseDuration reads a Go duration ("30s", "1m30s") or a whole number of

@@ -90,6 +90,16 @@ func resolvePlain(v string) Kind {
 	if c := v[0]; !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.') {
 		return String // every int, float and timestamp form starts with [-+.0-9]
 	}
+	// A plain decimal ([-+]?[1-9][0-9]*) is an int without the regular
+	// expressions, which take ~0.1 s on a megabyte of digits (~1 s built
+	// with -race).
+	d := v
+	if d[0] == '-' || d[0] == '+' {
+		d = d[1:]
+	}
+	if d != "" && d[0] != '0' && javastr.Digits(d) {
+		return Int
+	}
 	switch {
 	case reInt.MatchString(v):
 		return Int

@@ -42,22 +42,26 @@ go test -count=1 -timeout 10m "${NORACE_PKGS[@]}"
 # empties at random: asserted here, without -race.
 go test -count=1 -run 'TestRouteAllocations' ./router/script
 
-# Integration packages run in two streams: integration/interop (Java peers
-# and oracles, the longest package, mostly JVM start-up and waits) beside
-# the others one at a time (private ZooKeeper/rnacos servers, outages,
-# provider/consumer processes). Each package's bounded waits are sized for
-# a loaded 2-core machine; interop's output is printed when both are done.
+# Integration packages run in two streams, each one package at a time:
+# integration/interop (Java peers and oracles, the longest package, mostly
+# JVM start-up and waits) followed by quickstart and bookfacade, beside the
+# others (private ZooKeeper/rnacos servers, outages, provider/consumer
+# processes; integration/fault is the longest). The split keeps the two
+# streams about equal (~820 s each on 2 cores). Each package's bounded
+# waits are sized for a loaded 2-core machine; the first stream's output is
+# printed when both are done.
 interop=github.com/dubboroute/dubboroute/integration/interop
-mapfile -t rest_pkgs < <(printf '%s\n' "${integ_pkgs[@]}" | grep -v -x -F "$interop" || true)
+first_stream=("$interop" github.com/dubboroute/dubboroute/integration/quickstart github.com/dubboroute/dubboroute/integration/bookfacade)
+mapfile -t rest_pkgs < <(printf '%s\n' "${integ_pkgs[@]}" | grep -v -x -F -f <(printf '%s\n' "${first_stream[@]}") || true)
 interop_log=$(mktemp)
-log "go test -race: integration packages (${#integ_pkgs[@]}): interop beside the other ${#rest_pkgs[@]}, one at a time"
-go test -race -count=1 -timeout 30m "$interop" >"$interop_log" 2>&1 &
+log "go test -race: integration packages (${#integ_pkgs[@]}): interop, quickstart and bookfacade beside the other ${#rest_pkgs[@]}, one at a time"
+go test -race -count=1 -p 1 -timeout 30m "${first_stream[@]}" >"$interop_log" 2>&1 &
 interop_pid=$!
 rest_rc=0
 go test -race -count=1 -p 1 -timeout 30m "${rest_pkgs[@]}" || rest_rc=$?
 interop_rc=0
 wait "$interop_pid" || interop_rc=$?
-log "integration/interop (exit $interop_rc):"
+log "integration/interop, quickstart, bookfacade (exit $interop_rc):"
 cat "$interop_log"
 rm -f "$interop_log"
 if (( rest_rc != 0 || interop_rc != 0 )); then

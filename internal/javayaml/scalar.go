@@ -100,6 +100,12 @@ func resolvePlain(v string) Kind {
 	if d != "" && d[0] != '0' && javastr.Digits(d) {
 		return Int
 	}
+	return resolveByPattern(v)
+}
+
+// resolveByPattern is YAML 1.1's int, float and timestamp resolvers, in
+// SnakeYAML's order; anything else is a string.
+func resolveByPattern(v string) Kind {
 	switch {
 	case reInt.MatchString(v):
 		return Int

@@ -128,21 +128,21 @@ func (x *Index) Pick(t *weight.Table, rnd weight.Rand) int {
 		return x.descend(func(l node) bool { return true })
 	}
 	if root.w == mixed && root.total > 0 {
-		off := int64(rnd(int(root.total)))
-		return x.descend(func(l node) bool {
-			if off < l.total {
-				return true
-			}
-			off -= l.total
-			return false
-		})
+		return x.descendNth(int64(rnd(int(root.total))), func(l node) int64 { return l.total })
 	}
-	k := int32(rnd(int(root.count)))
+	return x.descendNth(int64(rnd(int(root.count))), func(l node) int64 { return int64(l.count) })
+}
+
+// descendNth walks to the holder of the least that owns unit k, a
+// subtree's holders owning size(subtree) units in leaf order: by weight
+// when the least differ in weight, one each otherwise.
+func (x *Index) descendNth(k int64, size func(node) int64) int {
 	return x.descend(func(l node) bool {
-		if k < l.count {
+		n := size(l)
+		if k < n {
 			return true
 		}
-		k -= l.count
+		k -= n
 		return false
 	})
 }

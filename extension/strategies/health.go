@@ -320,8 +320,8 @@ func leaving(ivk base.Invoker) bool {
 		return false
 	}
 	u := ivk.GetURL()
-	if u == nil {
-		return false
+	if u == nil || !shared.Leaving.HasAddr(u.Location) {
+		return false // no service key built for the providers staying
 	}
 	return shared.Leaving.Has(shared.LeavingKey{Addr: u.Location, Service: u.ServiceKey()})
 }

@@ -198,6 +198,12 @@ func TestHealthAvailableAllocs(t *testing.T) {
 	if n := testing.AllocsPerRun(1000, func() { h.available(iv) }); n != 0 {
 		t.Fatalf("available while another address is down: %v allocs, want 0", n)
 	}
+	leavingKey := shared.LeavingKey{Addr: "127.0.0.1:5", Service: "demo.Svc"}
+	shared.Leaving.Mark(leavingKey)
+	defer shared.Leaving.Unmark(leavingKey)
+	if n := testing.AllocsPerRun(1000, func() { h.available(iv) }); n != 0 {
+		t.Fatalf("available while another address is leaving: %v allocs, want 0", n)
+	}
 }
 
 // Reading a successful call's result for a closing announcement costs no

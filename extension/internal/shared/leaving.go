@@ -23,9 +23,10 @@ type LeavingKey struct {
 // does. Marks are counted: every directory holding the removal marks the
 // key once and unmarks it once. Safe for concurrent use.
 type LeavingSet struct {
-	n  atomic.Int32 // marked keys; read alone on the hot path
-	mu sync.Mutex
-	m  map[LeavingKey]int
+	n     atomic.Int32 // marked keys; read alone on the hot path
+	mu    sync.Mutex
+	m     map[LeavingKey]int
+	addrs map[string]int // marked keys per address
 }
 
 // Leaving is the process's set: the discovery wrappers mark, the cluster
@@ -38,10 +39,11 @@ func (s *LeavingSet) Mark(k LeavingKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[LeavingKey]int{}
+		s.m, s.addrs = map[LeavingKey]int{}, map[string]int{}
 	}
 	if s.m[k] == 0 {
 		s.n.Add(1)
+		s.addrs[k.Addr]++
 	}
 	s.m[k]++
 }
@@ -57,6 +59,11 @@ func (s *LeavingSet) Unmark(k LeavingKey) {
 	case c == 1:
 		delete(s.m, k)
 		s.n.Add(-1)
+		if s.addrs[k.Addr] <= 1 {
+			delete(s.addrs, k.Addr)
+		} else {
+			s.addrs[k.Addr]--
+		}
 	default:
 		s.m[k] = c - 1
 	}
@@ -73,4 +80,15 @@ func (s *LeavingSet) Has(k LeavingKey) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.m[k] > 0
+}
+
+// HasAddr reports whether any key at addr is marked: the check before a
+// caller builds a key's service name.
+func (s *LeavingSet) HasAddr(addr string) bool {
+	if !s.Any() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addrs[addr] > 0
 }

@@ -12,6 +12,9 @@ func TestLeavingSetCounts(t *testing.T) {
 	s.Mark(a)
 	s.Mark(a) // a second directory holds the same removal
 	s.Mark(b)
+	if !s.HasAddr(a.Addr) || s.HasAddr("127.0.0.1:3") {
+		t.Fatalf("addresses: %v %v", s.HasAddr(a.Addr), s.HasAddr("127.0.0.1:3"))
+	}
 	if !s.Has(a) || !s.Has(b) || s.Has(LeavingKey{Addr: "127.0.0.1:1", Service: "T"}) {
 		t.Fatalf("marks: a %v b %v", s.Has(a), s.Has(b))
 	}
@@ -21,8 +24,8 @@ func TestLeavingSetCounts(t *testing.T) {
 	}
 	s.Unmark(a)
 	s.Unmark(a) // one too many: ignored
-	if s.Has(a) || !s.Has(b) {
-		t.Fatalf("after unmarking a: a %v b %v", s.Has(a), s.Has(b))
+	if s.Has(a) || !s.Has(b) || s.HasAddr(a.Addr) {
+		t.Fatalf("after unmarking a: a %v b %v, a's address %v", s.Has(a), s.Has(b), s.HasAddr(a.Addr))
 	}
 	s.Unmark(b)
 	if s.Any() {

@@ -82,40 +82,27 @@ func (c Config) Enabled() bool {
 		c.SuccessRate || c.FailurePercentage > 0
 }
 
-// withDefaults fills the timing, cap and statistics fields left zero.
+// withDefaults fills the timing, cap and statistics fields left zero (or
+// set negative).
 func (c Config) withDefaults() Config {
-	if c.Interval <= 0 {
-		c.Interval = DefaultInterval
-	}
-	if c.BaseEjectionTime <= 0 {
-		c.BaseEjectionTime = DefaultBaseEjectionTime
-	}
-	if c.MaxEjectionTime <= 0 {
-		c.MaxEjectionTime = max(DefaultMaxEjectionTime, c.BaseEjectionTime)
-	}
-	if c.MaxEjectionTime < c.BaseEjectionTime {
-		c.MaxEjectionTime = c.BaseEjectionTime
-	}
-	if c.MaxEjectionPercent <= 0 {
-		c.MaxEjectionPercent = DefaultMaxEjectionPercent
-	}
-	c.MaxEjectionPercent = min(c.MaxEjectionPercent, 100)
-	if c.SuccessRateMinHosts <= 0 {
-		c.SuccessRateMinHosts = DefaultSuccessRateMinHosts
-	}
-	if c.SuccessRateRequestVolume <= 0 {
-		c.SuccessRateRequestVolume = DefaultSuccessRateVolume
-	}
-	if c.SuccessRateStdevFactor <= 0 {
-		c.SuccessRateStdevFactor = DefaultSuccessRateStdev
-	}
-	if c.FailurePercentageMinHosts <= 0 {
-		c.FailurePercentageMinHosts = DefaultFailurePctMinHosts
-	}
-	if c.FailurePercentageRequestVolume <= 0 {
-		c.FailurePercentageRequestVolume = DefaultFailurePctVolume
-	}
+	c.Interval = positiveOr(c.Interval, DefaultInterval)
+	c.BaseEjectionTime = positiveOr(c.BaseEjectionTime, DefaultBaseEjectionTime)
+	c.MaxEjectionTime = max(positiveOr(c.MaxEjectionTime, DefaultMaxEjectionTime), c.BaseEjectionTime)
+	c.MaxEjectionPercent = min(positiveOr(c.MaxEjectionPercent, DefaultMaxEjectionPercent), 100)
+	c.SuccessRateMinHosts = positiveOr(c.SuccessRateMinHosts, DefaultSuccessRateMinHosts)
+	c.SuccessRateRequestVolume = positiveOr(c.SuccessRateRequestVolume, DefaultSuccessRateVolume)
+	c.SuccessRateStdevFactor = positiveOr(c.SuccessRateStdevFactor, DefaultSuccessRateStdev)
+	c.FailurePercentageMinHosts = positiveOr(c.FailurePercentageMinHosts, DefaultFailurePctMinHosts)
+	c.FailurePercentageRequestVolume = positiveOr(c.FailurePercentageRequestVolume, DefaultFailurePctVolume)
 	return c
+}
+
+// positiveOr is v, or def when v is not positive.
+func positiveOr[T ~int | ~int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Param names (consumer URL parameters: dubbo-go YAML params, client.WithParam,

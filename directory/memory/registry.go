@@ -344,12 +344,7 @@ func newSubscription(u *common.URL, l registry.NotifyListener) (*subscription, e
 // Subscribe implements registry.Registry: the listener gets the complete
 // provider list now and after every change.
 func (r *registryView) Subscribe(u *common.URL, l registry.NotifyListener) error {
-	s, err := newSubscription(u, l)
-	if err != nil {
-		return err
-	}
-	r.hub.subscribe(s)
-	return nil
+	return r.withSubscription(u, l, r.hub.subscribe)
 }
 
 // UnSubscribe implements registry.Registry.
@@ -365,11 +360,16 @@ func (r *registryView) UnSubscribe(u *common.URL, l registry.NotifyListener) err
 // LoadSubscribeInstances implements registry.Registry: it hands the listener
 // the current list synchronously.
 func (r *registryView) LoadSubscribeInstances(u *common.URL, l registry.NotifyListener) error {
+	return r.withSubscription(u, l, r.hub.snapshot)
+}
+
+// withSubscription hands the subscription of u for l to do.
+func (r *registryView) withSubscription(u *common.URL, l registry.NotifyListener, do func(*subscription)) error {
 	s, err := newSubscription(u, l)
 	if err != nil {
 		return err
 	}
-	r.hub.snapshot(s)
+	do(s)
 	return nil
 }
 

@@ -112,9 +112,7 @@ func (c *Client) ListInstances(ctx context.Context, service, group string, healt
 // after 30 s); a persistent one (Ephemeral false) stays until deregistered.
 // Meant for tests and tools: Dubbo processes register through their SDKs.
 func (c *Client) RegisterInstance(ctx context.Context, service, group string, inst Instance) error {
-	p := c.namingParams(service, group)
-	p.Set("ip", inst.IP)
-	p.Set("port", strconv.Itoa(inst.Port))
+	p := c.instanceParams(service, group, inst)
 	w := inst.Weight
 	if w <= 0 {
 		w = 1
@@ -122,16 +120,10 @@ func (c *Client) RegisterInstance(ctx context.Context, service, group string, in
 	p.Set("weight", strconv.FormatFloat(w, 'f', -1, 64))
 	p.Set("enabled", strconv.FormatBool(inst.Enabled))
 	p.Set("healthy", strconv.FormatBool(inst.Healthy))
-	p.Set("ephemeral", strconv.FormatBool(inst.Ephemeral))
-	if inst.ClusterName != "" {
-		p.Set("clusterName", inst.ClusterName)
-	}
 	if len(inst.Metadata) > 0 {
-		md, err := json.Marshal(inst.Metadata)
-		if err != nil {
-			return fmt.Errorf("nacos: register %s in %s: metadata: %w", inst.Address(), service, err)
+		if err := setMetadata(p, inst.Metadata); err != nil {
+			return fmt.Errorf("nacos: register %s in %s: %w", inst.Address(), service, err)
 		}
-		p.Set("metadata", string(md))
 	}
 	if _, err := c.Call(ctx, Request{Method: http.MethodPost, Path: instancePath, Params: p}); err != nil {
 		return fmt.Errorf("nacos: register %s in %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
@@ -142,23 +134,15 @@ func (c *Client) RegisterInstance(ctx context.Context, service, group string, in
 // UpdateInstance changes a registered instance (weight, enabled, metadata)
 // in place, as Nacos's console does (PUT /nacos/v1/ns/instance).
 func (c *Client) UpdateInstance(ctx context.Context, service, group string, inst Instance) error {
-	p := c.namingParams(service, group)
-	p.Set("ip", inst.IP)
-	p.Set("port", strconv.Itoa(inst.Port))
+	p := c.instanceParams(service, group, inst)
 	if inst.Weight > 0 {
 		p.Set("weight", strconv.FormatFloat(inst.Weight, 'f', -1, 64))
 	}
 	p.Set("enabled", strconv.FormatBool(inst.Enabled))
-	p.Set("ephemeral", strconv.FormatBool(inst.Ephemeral))
-	if inst.ClusterName != "" {
-		p.Set("clusterName", inst.ClusterName)
-	}
 	if inst.Metadata != nil {
-		md, err := json.Marshal(inst.Metadata)
-		if err != nil {
-			return fmt.Errorf("nacos: update %s in %s: metadata: %w", inst.Address(), service, err)
+		if err := setMetadata(p, inst.Metadata); err != nil {
+			return fmt.Errorf("nacos: update %s in %s: %w", inst.Address(), service, err)
 		}
-		p.Set("metadata", string(md))
 	}
 	if _, err := c.Call(ctx, Request{Method: http.MethodPut, Path: instancePath, Params: p}); err != nil {
 		return fmt.Errorf("nacos: update %s in %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
@@ -168,6 +152,16 @@ func (c *Client) UpdateInstance(ctx context.Context, service, group string, inst
 
 // DeregisterInstance removes an instance of service in group.
 func (c *Client) DeregisterInstance(ctx context.Context, service, group string, inst Instance) error {
+	p := c.instanceParams(service, group, inst)
+	if _, err := c.Call(ctx, Request{Method: http.MethodDelete, Path: instancePath, Params: p}); err != nil {
+		return fmt.Errorf("nacos: deregister %s from %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
+	}
+	return nil
+}
+
+// instanceParams are the naming parameters that identify inst in service
+// and group: its address, whether it is ephemeral, its cluster.
+func (c *Client) instanceParams(service, group string, inst Instance) url.Values {
 	p := c.namingParams(service, group)
 	p.Set("ip", inst.IP)
 	p.Set("port", strconv.Itoa(inst.Port))
@@ -175,9 +169,16 @@ func (c *Client) DeregisterInstance(ctx context.Context, service, group string, 
 	if inst.ClusterName != "" {
 		p.Set("clusterName", inst.ClusterName)
 	}
-	if _, err := c.Call(ctx, Request{Method: http.MethodDelete, Path: instancePath, Params: p}); err != nil {
-		return fmt.Errorf("nacos: deregister %s from %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
+	return p
+}
+
+// setMetadata sets the instance's metadata parameter (a JSON object).
+func setMetadata(p url.Values, md map[string]string) error {
+	b, err := json.Marshal(md)
+	if err != nil {
+		return fmt.Errorf("metadata: %w", err)
 	}
+	p.Set("metadata", string(b))
 	return nil
 }
 

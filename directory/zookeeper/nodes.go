@@ -36,6 +36,19 @@ func (c *Client) DeleteData(ctx context.Context, path string) error {
 	return nil
 }
 
+// opError names the operation and the node of a failed request, "zookeeper:
+// <op> <path>: ..."; a missing node wraps ErrNotFound (not zk.ErrNoNode).
+// It is nil for a nil err.
+func opError(op, path string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, zk.ErrNoNode):
+		err = ErrNotFound
+	}
+	return fmt.Errorf("zookeeper: %s %s: %w", op, path, err)
+}
+
 // getData reads a node, waiting for a session within ctx; ErrNotFound when
 // it does not exist.
 func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {

@@ -149,11 +149,8 @@ func (c *Client) DeleteRule(ctx context.Context, key string) error {
 		return fmt.Errorf("zookeeper: delete rule: %w", err)
 	}
 	err = c.do(ctx, func() error { return c.authErr("delete", path, c.conn.Delete(path, -1)) })
-	if errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("zookeeper: delete rule %s: %w", path, ErrNotFound)
-	}
 	if err != nil {
-		return fmt.Errorf("zookeeper: delete rule %s: %w", path, err)
+		return opError("delete rule", path, err)
 	}
 	c.log.Info("zookeeper: rule deleted", "key", key, "path", path)
 	return nil

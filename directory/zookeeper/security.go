@@ -279,11 +279,8 @@ func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, error) {
 		acl, _, err = c.conn.GetACL(path)
 		return c.authErr("read the ACL of", path, err)
 	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, fmt.Errorf("zookeeper: get acl %s: %w", path, ErrNotFound)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("zookeeper: get acl %s: %w", path, err)
+		return nil, opError("get acl", path, err)
 	}
 	return acl, nil
 }
@@ -294,13 +291,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL) error {
 		_, err := c.conn.SetACL(path, acl, -1)
 		return c.authErr("set the ACL of", path, err)
 	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return fmt.Errorf("zookeeper: set acl %s: %w", path, ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("zookeeper: set acl %s: %w", path, err)
-	}
-	return nil
+	return opError("set acl", path, err)
 }
 
 // Children lists a node's children (it needs the read permission). A
@@ -313,11 +304,8 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, error) {
 		children, _, err = c.conn.Children(path)
 		return c.authErr("list", path, err)
 	})
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil, fmt.Errorf("zookeeper: list %s: %w", path, ErrNotFound)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("zookeeper: list %s: %w", path, err)
+		return nil, opError("list", path, err)
 	}
 	return children, nil
 }

@@ -6,10 +6,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/dubboroute/dubboroute/console"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/consumer"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
 )
 
 func main() {
@@ -26,7 +26,7 @@ func main() {
 	tag := flag.String("tag", "", "the consumer's static dubbo.tag (used when a request sets none)")
 	consoleAddr := flag.String("console", "", "serve dubboroute's route console on this loopback `address` (e.g. 127.0.0.1:8081; port 0 picks one, printed on a CONSOLE line)")
 	timeout := flag.Duration("timeout", 0, "the reference's request timeout (0: dubbo-go's default, 3s)")
-	params := paramFlag{}
+	params := regconf.Params{}
 	flag.Var(params, "param", "a reference parameter `key=value` (repeatable), e.g. dubboroute.outlier.consecutive-errors=5")
 	flag.Parse()
 	c, err := consumer.New(consumer.Options{App: *app, Registry: *reg, RegistryType: *regType, Protocol: *proto, ConfigCenter: *cc, URL: *direct, LoadBalance: *lb,
@@ -53,18 +53,4 @@ func main() {
 		fmt.Fprintln(os.Stderr, "consumer: http:", err)
 		os.Exit(1)
 	}
-}
-
-// paramFlag collects -param key=value flags.
-type paramFlag map[string]string
-
-func (p paramFlag) String() string { return fmt.Sprint(map[string]string(p)) }
-
-func (p paramFlag) Set(v string) error {
-	k, val, ok := strings.Cut(v, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want key=value, got %q", v)
-	}
-	p[k] = val
-	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -17,24 +16,12 @@ import (
 	// providers do.
 	_ "github.com/dubboroute/dubboroute/extension"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/api"
+	"github.com/dubboroute/dubboroute/samples/bookfacade/internal/regconf"
 	"github.com/dubboroute/dubboroute/samples/bookfacade/provider"
 )
 
-type params map[string]string
-
-func (p params) String() string { return fmt.Sprint(map[string]string(p)) }
-
-func (p params) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want key=value, got %q", s)
-	}
-	p[k] = v
-	return nil
-}
-
 func main() {
-	ps := params{}
+	ps := regconf.Params{}
 	port := flag.Int("port", 20880, "port of the (first) protocol")
 	proto := flag.String("protocol", "dubbo", "protocol the service is exported over: dubbo, tri (triple, hessian2 as Java's triple sends it for non-IDL interfaces), or dubbo,tri (both: tri on -tri-port)")
 	triPort := flag.Int("tri-port", 0, "triple port with -protocol dubbo,tri")

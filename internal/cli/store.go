@@ -158,10 +158,10 @@ func (s zkStore) Fields(key string) map[string]any {
 
 func (s zkStore) Get(ctx context.Context, key string) (string, revision, error) {
 	content, v, err := s.c.GetRule(ctx, key)
-	if errors.Is(err, zookeeper.ErrNotFound) {
-		return "", revision{}, fmt.Errorf("node %s %w", s.Where(key), errNoRule)
+	if err != nil {
+		return "", revision{}, noRule(err, zookeeper.ErrNotFound, "node "+s.Where(key))
 	}
-	return content, revision{zk: true, version: v}, err
+	return content, revision{zk: true, version: v}, nil
 }
 
 func (s zkStore) Put(ctx context.Context, key, content string) (revision, error) {
@@ -170,11 +170,7 @@ func (s zkStore) Put(ctx context.Context, key, content string) (revision, error)
 }
 
 func (s zkStore) Delete(ctx context.Context, key string) error {
-	err := s.c.DeleteRule(ctx, key)
-	if errors.Is(err, zookeeper.ErrNotFound) {
-		return fmt.Errorf("node %s %w", s.Where(key), errNoRule)
-	}
-	return err
+	return noRule(s.c.DeleteRule(ctx, key), zookeeper.ErrNotFound, "node "+s.Where(key))
 }
 
 func (s zkStore) Watch(ctx context.Context, key string) (<-chan storeEvent, error) {
@@ -223,10 +219,10 @@ func (s nacosStore) Fields(key string) map[string]any {
 
 func (s nacosStore) Get(ctx context.Context, key string) (string, revision, error) {
 	content, md5, err := s.c.GetRule(ctx, key)
-	if errors.Is(err, nacos.ErrNotFound) {
-		return "", revision{}, fmt.Errorf("%s %w", s.Where(key), errNoRule)
+	if err != nil {
+		return "", revision{}, noRule(err, nacos.ErrNotFound, s.Where(key))
 	}
-	return content, revision{md5: md5}, err
+	return content, revision{md5: md5}, nil
 }
 
 func (s nacosStore) Put(ctx context.Context, key, content string) (revision, error) {
@@ -235,11 +231,7 @@ func (s nacosStore) Put(ctx context.Context, key, content string) (revision, err
 }
 
 func (s nacosStore) Delete(ctx context.Context, key string) error {
-	err := s.c.DeleteRule(ctx, key)
-	if errors.Is(err, nacos.ErrNotFound) {
-		return fmt.Errorf("%s %w", s.Where(key), errNoRule)
-	}
-	return err
+	return noRule(s.c.DeleteRule(ctx, key), nacos.ErrNotFound, s.Where(key))
 }
 
 func (s nacosStore) Watch(ctx context.Context, key string) (<-chan storeEvent, error) {
@@ -253,6 +245,15 @@ func (s nacosStore) Watch(ctx context.Context, key string) (<-chan storeEvent, e
 }
 
 func (s nacosStore) Close() { s.c.Close() }
+
+// noRule is err, or, when err is the store client's notFound, errNoRule
+// naming where the rule was looked for.
+func noRule(err, notFound error, where string) error {
+	if errors.Is(err, notFound) {
+		return fmt.Errorf("%s %w", where, errNoRule)
+	}
+	return err
+}
 
 // relay passes a store client's watch events on as storeEvents, converted
 // by conv, until ch closes or ctx ends; the returned channel closes then.

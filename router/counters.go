@@ -262,6 +262,23 @@ func (c *Counted) Counters() *Counters {
 	return c.cnt
 }
 
+// Took records that a call took branch br: a call routed without a step
+// (the call path; explain and what-if do not count) counts in cell id, a
+// traced one names br in step. It reports whether step is there to take the
+// branch's detail, so that the caller formats it only then:
+//
+//	if c.Took(step, id, router.BranchStatic) {
+//		step.Detail = fmt.Sprintf(...)
+//	}
+func (c *Counted) Took(step *Step, id int32, br Branch) bool {
+	if step == nil {
+		c.Counters().Inc(id)
+		return false
+	}
+	step.Branch = br
+	return true
+}
+
 // SetCounters makes cnt the counters (at compile time).
 func (c *Counted) SetCounters(cnt *Counters) { c.cnt = cnt }
 

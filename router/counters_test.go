@@ -113,3 +113,20 @@ func BenchmarkCountersInc(b *testing.B) {
 		})
 	})
 }
+
+func TestCountedTook(t *testing.T) {
+	var l CounterLayout
+	id := l.Add("rule", BranchMatched)
+	var c Counted
+	c.SetCounters(l.Build(new(int)))
+	if c.Took(nil, id, BranchMatched) {
+		t.Error("Took without a step wants a detail")
+	}
+	var step Step
+	if !c.Took(&step, id, BranchMatched) || step.Branch != BranchMatched {
+		t.Errorf("Took with a step: branch %q, want %q and a detail", step.Branch, BranchMatched)
+	}
+	if got := c.Counters().Count("rule", BranchMatched); got != 1 {
+		t.Errorf("count = %d, want 1 (the traced call is not counted)", got)
+	}
+}

@@ -244,12 +244,8 @@ func (c *Compiled) Route(in *router.Set, step *router.Step) *router.Set {
 		return in
 	}
 	b, out := c.route(in)
-	if step == nil {
-		// Only the call path (no step) counts: explain and what-if do not.
-		c.Counters().Inc(c.ids[b])
-	}
-	if step != nil {
-		step.Branch = branchOf[b]
+	// Only the call path (no step) counts (Took): explain and what-if do not.
+	if c.Took(step, c.ids[b], branchOf[b]) {
 		step.Detail = fmt.Sprintf("key %s, ratio %v%%", c.rule.Key, c.rule.Ratio)
 	}
 	return out

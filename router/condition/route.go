@@ -50,11 +50,7 @@ func (c *Compiled) Route(in *router.Set, call *router.Call, step *router.Step) *
 	// Only the call path (no step) counts: explain and what-if do not.
 	count := step == nil
 	if !c.enabled {
-		if count {
-			c.Counters().Inc(c.disabled)
-		}
-		if step != nil {
-			step.Branch = router.BranchDisabled
+		if c.Took(step, c.disabled, router.BranchDisabled) {
 			step.Detail = "rule enabled=false"
 		}
 		return in

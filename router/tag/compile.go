@@ -653,15 +653,9 @@ func (c *Compiled) Cells() *router.Counted {
 // refer to members of in, as Java tests the invoker list it was given.
 // Route does not allocate when step is nil.
 func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
-	// Only the call path (no step) counts: explain and what-if do not.
-	count := step == nil
+	// Only the call path (no step) counts (Took): explain and what-if do not.
 	if in.Empty() {
-		if count {
-			c.Counters().Inc(c.ids.emptyInput)
-		}
-		if step != nil {
-			step.Branch = router.BranchEmptyInput
-		}
+		c.Took(step, c.ids.emptyInput, router.BranchEmptyInput)
 		return in
 	}
 	tag, _ := call.Attachment(TagKey)
@@ -676,11 +670,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	if !c.dynamic {
 		if tag == "" {
 			out := u.And(in, c.untagged)
-			if count {
-				c.Counters().Inc(c.ids.tagless)
-			}
-			if step != nil {
-				step.Branch = router.BranchTagless
+			if c.Took(step, c.ids.tagless, router.BranchTagless) {
 				step.Detail = fmt.Sprintf("static routing (%s); request without tag: %d untagged", c.whyStatic(), out.Len())
 			}
 			return out
@@ -692,30 +682,18 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		out := u.And(in, pool)
 		switch {
 		case !out.Empty():
-			if count {
-				c.Counters().Inc(c.ids.static)
-			}
-			if step != nil {
-				step.Branch = router.BranchStatic
+			if c.Took(step, c.ids.static, router.BranchStatic) {
 				step.Detail = fmt.Sprintf("static routing (%s); tag %q: %d providers tagged", c.whyStatic(), tag, out.Len())
 			}
 			return out
 		case force:
-			if count {
-				c.Counters().Inc(c.ids.staticForcedEmpty)
-			}
-			if step != nil {
-				step.Branch = router.BranchStaticForcedEmpty
+			if c.Took(step, c.ids.staticForcedEmpty, router.BranchStaticForcedEmpty) {
 				step.Detail = fmt.Sprintf("static routing (%s); tag %q: no provider tagged, dubbo.force.tag=true", c.whyStatic(), tag)
 			}
 			return out
 		}
 		out = u.And(in, c.untagged)
-		if count {
-			c.Counters().Inc(c.ids.staticFallback)
-		}
-		if step != nil {
-			step.Branch = router.BranchStaticFallback
+		if c.Took(step, c.ids.staticFallback, router.BranchStaticFallback) {
 			step.Detail = fmt.Sprintf("static routing (%s); tag %q: no provider tagged, %d untagged", c.whyStatic(), tag, out.Len())
 		}
 		return out
@@ -723,11 +701,7 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 
 	if tag == "" {
 		out := u.And(in, c.failover)
-		if count {
-			c.Counters().Inc(c.ids.tagless)
-		}
-		if step != nil {
-			step.Branch = router.BranchTagless
+		if c.Took(step, c.ids.tagless, router.BranchTagless) {
 			unclaimed := u.AndNot(in, c.claimed)
 			if c.claimedAny && unclaimed.Empty() {
 				step.Detail = fmt.Sprintf("request without tag: every one of %d providers is claimed by a dynamic tag, no failover", in.Len())
@@ -742,21 +716,13 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 	if found {
 		out = u.And(in, pool.set)
 		if !out.Empty() {
-			if count {
-				c.Counters().Inc(pool.hit)
-			}
-			if step != nil {
-				step.Branch = router.BranchDynamicHit
+			if c.Took(step, pool.hit, router.BranchDynamicHit) {
 				step.Detail = fmt.Sprintf("tag %q: dynamic tag %q holds %d providers", tag, name, out.Len())
 			}
 			return out
 		}
 		if c.ruleForce {
-			if count {
-				c.Counters().Inc(c.ids.dynamicForceEmpty)
-			}
-			if step != nil {
-				step.Branch = router.BranchDynamicForceEmpty
+			if c.Took(step, c.ids.dynamicForceEmpty, router.BranchDynamicForceEmpty) {
 				step.Detail = fmt.Sprintf("tag %q: dynamic tag %q matches no provider and the rule has force=true", tag, name)
 			}
 			return out
@@ -768,32 +734,20 @@ func (c *Compiled) Route(in *Set, call *router.Call, step *router.Step) *Set {
 		}
 		out = u.And(in, p)
 		if !out.Empty() {
-			if count {
-				c.Counters().Inc(c.ids.staticInDynamic)
-			}
-			if step != nil {
-				step.Branch = router.BranchStaticInDynamic
+			if c.Took(step, c.ids.staticInDynamic, router.BranchStaticInDynamic) {
 				step.Detail = fmt.Sprintf("tag %q: not in the dynamic rule; %d providers carry it as static tag", tag, out.Len())
 			}
 			return out
 		}
 	}
 	if force {
-		if count {
-			c.Counters().Inc(c.ids.forcedEmpty)
-		}
-		if step != nil {
-			step.Branch = router.BranchForcedEmpty
+		if c.Took(step, c.ids.forcedEmpty, router.BranchForcedEmpty) {
 			step.Detail = fmt.Sprintf("tag %q: no provider (%s) and dubbo.force.tag=true", tag, c.missWhy(found, name))
 		}
 		return out
 	}
 	out = u.And(in, c.failover)
-	if count {
-		c.Counters().Inc(c.ids.fallbackUntagged)
-	}
-	if step != nil {
-		step.Branch = router.BranchFallbackUntagged
+	if c.Took(step, c.ids.fallbackUntagged, router.BranchFallbackUntagged) {
 		step.Detail = fmt.Sprintf("tag %q: no provider (%s); failover to %d untagged providers outside every dynamic tag", tag, c.missWhy(found, name), out.Len())
 	}
 	return out

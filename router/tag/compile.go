@@ -406,16 +406,9 @@ func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
 				continue
 			}
 			if h = h.Unmap().WithZone(""); h.Is4() {
-				k := v4Key(h)
-				if first, ok := x.byV4[k]; ok {
-					x.nextA[i] = first
-				}
-				x.byV4[k] = int32(i)
+				pushChain(x.byV4, x.nextA, v4Key(h), i)
 			} else {
-				if first, ok := x.byV6[h]; ok {
-					x.nextA[i] = first
-				}
-				x.byV6[h] = int32(i)
+				pushChain(x.byV6, x.nextA, h, i)
 			}
 		}
 	}
@@ -431,6 +424,15 @@ func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
 	return head, x.nextA
 }
 
+// pushChain puts provider i at the head of key k's chain: heads holds each
+// key's first provider, next each provider's successor (-1 ends a chain).
+func pushChain[K comparable](heads map[K]int32, next []int32, k K, i int) {
+	if first, ok := heads[k]; ok {
+		next[i] = first
+	}
+	heads[k] = int32(i)
+}
+
 // byPortChain is the chain of the providers with a valid host on port.
 func (x *addrIndex) byPortChain(port int) (head int32, next []int32) {
 	if x.nextP == nil {
@@ -442,10 +444,7 @@ func (x *addrIndex) byPortChain(port int) (head int32, next []int32) {
 			if !h.IsValid() {
 				continue
 			}
-			if first, ok := x.byPort[port]; ok {
-				x.nextP[i] = first
-			}
-			x.byPort[port] = int32(i)
+			pushChain(x.byPort, x.nextP, port, i)
 		}
 	}
 	head, ok := x.byPort[port]

@@ -193,23 +193,21 @@ func compileRange(p string) rangePattern {
 		r.broken = true
 		return r
 	}
-	if start != "" {
-		n, ok := parseInteger(start)
-		if !ok {
-			r.broken = true
-			return r
-		}
-		r.hasLo, r.lo = true, n
-	}
-	if end != "" {
-		n, ok := parseInteger(end)
-		if !ok {
-			r.broken = true
-			return r
-		}
-		r.hasHi, r.hi = true, n
-	}
+	var okLo, okHi bool
+	r.lo, r.hasLo, okLo = parseBound(start)
+	r.hi, r.hasHi, okHi = parseBound(end)
+	r.broken = !okLo || !okHi
 	return r
+}
+
+// parseBound reads one bound of a range: "" is none (has is false); ok is
+// false when parseInteger fails, which breaks the range.
+func parseBound(s string) (n int64, has, ok bool) {
+	if s == "" {
+		return 0, false, true
+	}
+	n, ok = parseInteger(s)
+	return n, ok, ok
 }
 
 func (r *rangePattern) match(v string, when bool) bool {

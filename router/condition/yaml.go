@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -116,13 +117,8 @@ func ParseRule(content string) (*Rule, error) {
 				Message: "priority has no effect in Dubbo 3.x: router order is fixed (service, provider-app, consumer-app)"})
 		}
 	}
-	known := map[string]bool{"configVersion": true, "scope": true, "key": true, "rawRule": true, "force": true,
-		"enabled": true, "runtime": true, "dynamic": true, "valid": true, "priority": true, "conditions": true}
-	for _, k := range order {
-		if !known[k.name] {
-			r.unknown(k.name, k.line)
-		}
-	}
+	r.unknownBut(order, "", "configVersion", "scope", "key", "rawRule", "force",
+		"enabled", "runtime", "dynamic", "valid", "priority", "conditions")
 
 	cn := fields["conditions"]
 	if r.Version == V31 {
@@ -150,6 +146,32 @@ func (r *Rule) unknown(name string, line int) {
 	r.UnknownFields = append(r.UnknownFields, Field{Name: name, Line: line})
 	r.findings = append(r.findings, Finding{Code: FindUnknownField, Condition: -1, Line: line,
 		Message: fmt.Sprintf("field %q is not read by Java Dubbo 3.3 and has no effect", name)})
+}
+
+// unknownBut notes as unknown each key of a mapping (order, from
+// mappingFields) that is not one of known; prefix is the mapping's field
+// path with its trailing dot ("" at the top).
+func (r *Rule) unknownBut(order []keyLine, prefix string, known ...string) {
+	for _, k := range order {
+		if !slices.Contains(known, k.name) {
+			r.unknown(prefix+k.name, k.line)
+		}
+	}
+}
+
+// entryFields reads el, an entry of condition i's YAML at field: a mapping
+// (else a ParseError saying notMapping) whose keys other than known are
+// noted as unknown.
+func (r *Rule) entryFields(el *yaml.Node, i int, field, notMapping string, known ...string) (map[string]*yaml.Node, error) {
+	if el.Kind != yaml.MappingNode {
+		return nil, &ParseError{Index: i, Field: field, Line: el.Line, Msg: notMapping}
+	}
+	fs, order, err := mappingFields(el, field+".")
+	if err != nil {
+		return nil, err
+	}
+	r.unknownBut(order, field+".", known...)
+	return fs, nil
 }
 
 func (r *Rule) parseV30Conditions(cn *yaml.Node) error {
@@ -191,17 +213,9 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 	for i, el := range cn.Content {
 		el = javayaml.Deref(el)
 		field := fmt.Sprintf("conditions[%d]", i)
-		if el.Kind != yaml.MappingNode {
-			return &ParseError{Index: i, Field: field, Line: el.Line, Msg: "a v3.1 condition must be a mapping with from/to"}
-		}
-		fs, order, err := mappingFields(el, field+".")
+		fs, err := r.entryFields(el, i, field, "a v3.1 condition must be a mapping with from/to", "from", "to")
 		if err != nil {
 			return err
-		}
-		for _, k := range order {
-			if k.name != "from" && k.name != "to" {
-				r.unknown(field+"."+k.name, k.line)
-			}
 		}
 		c := Condition{Index: i, Line: el.Line, Parsed: true}
 		fromMatch, fromSet, err := r.stringMap(fs["from"], field+".from", "match")
@@ -231,17 +245,9 @@ func (r *Rule) parseV31Conditions(cn *yaml.Node) error {
 			for j, te := range to.Content {
 				te = javayaml.Deref(te)
 				tf := fmt.Sprintf("%s.to[%d]", field, j)
-				if te.Kind != yaml.MappingNode {
-					return &ParseError{Index: i, Field: tf, Line: te.Line, Msg: "a destination must be a mapping with match/weight"}
-				}
-				tfs, torder, err := mappingFields(te, tf+".")
+				tfs, err := r.entryFields(te, i, tf, "a destination must be a mapping with match/weight", "match", "weight")
 				if err != nil {
 					return err
-				}
-				for _, k := range torder {
-					if k.name != "match" && k.name != "weight" {
-						r.unknown(tf+"."+k.name, k.line)
-					}
 				}
 				tg := Target{Line: te.Line, Weight: 100}
 				if mn := tfs["match"]; mn != nil && !javayaml.IsNull(mn) {
@@ -308,11 +314,7 @@ func (r *Rule) stringMap(n *yaml.Node, field, key string) (string, bool, error) 
 	if err != nil {
 		return "", false, err
 	}
-	for _, k := range order {
-		if k.name != key {
-			r.unknown(field+"."+k.name, k.line)
-		}
-	}
+	r.unknownBut(order, field+".", key)
 	v := fs[key]
 	if v == nil || javayaml.IsNull(v) {
 		return "", false, nil

@@ -273,17 +273,9 @@ func ParseRule(content string) (*Rule, error) {
 			if v.Tag == "!!null" {
 				return nil
 			}
-			if v.Kind != yaml.SequenceNode {
-				return errAt(v, key, "want a list of request rules, got %s", javayaml.KindName(v))
-			}
-			for i, item := range v.Content {
-				rr, err := parseRequestRule(deref(item), fmt.Sprintf("requests[%d]", i))
-				if err != nil {
-					return err
-				}
-				r.Requests = append(r.Requests, rr)
-			}
-			return nil
+			rs, err := items(v, key, "request rules", parseRequestRule)
+			r.Requests = rs
+			return err
 		}
 		return errAt(k, key, "unknown field")
 	})
@@ -313,17 +305,9 @@ func parseProviderSelector(n *yaml.Node) (*ProviderSelector, error) {
 			return err
 		case "match":
 			seenMatch = true
-			if v.Kind != yaml.SequenceNode {
-				return errAt(v, path, "want a list of matchers, got %s", javayaml.KindName(v))
-			}
-			for i, item := range v.Content {
-				pm, err := parseProviderMatcher(deref(item), fmt.Sprintf("%s[%d]", path, i))
-				if err != nil {
-					return err
-				}
-				sel.Match = append(sel.Match, pm)
-			}
-			return nil
+			ms, err := items(v, path, "matchers", parseProviderMatcher)
+			sel.Match = ms
+			return err
 		}
 		return errAt(k, path, "unknown field")
 	})
@@ -419,17 +403,9 @@ func parseRequestRule(n *yaml.Node, path string) (RequestRule, error) {
 			if v.Tag == "!!null" {
 				return nil
 			}
-			if v.Kind != yaml.SequenceNode {
-				return errAt(v, p, "want a list of conditions, got %s", javayaml.KindName(v))
-			}
-			for i, item := range v.Content {
-				c, err := parseCondition(deref(item), fmt.Sprintf("%s[%d]", p, i))
-				if err != nil {
-					return err
-				}
-				rr.Conditions = append(rr.Conditions, c)
-			}
-			return nil
+			cs, err := items(v, p, "conditions", parseCondition)
+			rr.Conditions = cs
+			return err
 		case "percent":
 			f, err := percent(v, p)
 			rr.Percent, percentSet = f, true
@@ -691,6 +667,23 @@ func deref(n *yaml.Node) *yaml.Node {
 
 func errAt(n *yaml.Node, path, format string, args ...any) error {
 	return fmt.Errorf("gray rule: line %d: %s: %s", n.Line, path, fmt.Sprintf(format, args...))
+}
+
+// items parses the list at path item by item (the item at path[i]); what
+// names the items when the value is not a list.
+func items[T any](n *yaml.Node, path, what string, parse func(n *yaml.Node, path string) (T, error)) ([]T, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, errAt(n, path, "want a list of %s, got %s", what, javayaml.KindName(n))
+	}
+	var out []T
+	for i, item := range n.Content {
+		x, err := parse(deref(item), fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // fields walks a mapping, rejecting non-scalar and duplicate keys.

@@ -580,26 +580,23 @@ func (in *instance) javaInvoker(m int) *goja.Object {
 // hostValue and portValue are member m's host and port as JavaScript
 // values, made once per runtime (a boxed value per call otherwise).
 func (in *instance) hostValue(m int) goja.Value {
-	if in.hostV == nil {
-		in.hostV = make([]goja.Value, len(in.c.urls))
-	}
-	if v := in.hostV[m]; v != nil {
-		return v
-	}
-	v := in.rt.ToValue(in.c.urls[m].Host)
-	in.hostV[m] = v
-	return v
+	return memberValue(in, &in.hostV, m, in.c.urls[m].Host)
 }
 
 func (in *instance) portValue(m int) goja.Value {
-	if in.portV == nil {
-		in.portV = make([]goja.Value, len(in.c.urls))
+	return memberValue(in, &in.portV, m, in.c.urls[m].Port)
+}
+
+// memberValue is (*cache)[m], made from x (member m's) at the first call.
+func memberValue[T any](in *instance, cache *[]goja.Value, m int, x T) goja.Value {
+	if *cache == nil {
+		*cache = make([]goja.Value, len(in.c.urls))
 	}
-	if v := in.portV[m]; v != nil {
+	if v := (*cache)[m]; v != nil {
 		return v
 	}
-	v := in.rt.ToValue(in.c.urls[m].Port)
-	in.portV[m] = v
+	v := in.rt.ToValue(x)
+	(*cache)[m] = v
 	return v
 }
 

@@ -271,14 +271,11 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 		}
 		return m, fmt.Errorf("hostname %q: %w; the pattern matches nothing", host, ErrHostUnresolved)
 	}
-	m.rng = &partRanges{}
-	for i, part := range mask {
-		lo, hi, err := parsePart(part, false)
-		if err != nil {
-			return familyMatcher{}, fmt.Errorf("octet %d: %w", i+1, err)
-		}
-		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
+	rng, err := parseParts(mask, false, "octet")
+	if err != nil {
+		return familyMatcher{}, err
 	}
+	m.rng = rng
 	return m, nil
 }
 
@@ -312,15 +309,26 @@ func parseV6(s string) (familyMatcher, error) {
 		m.exact, m.addr = true, a
 		return m, nil
 	}
-	m.rng = &partRanges{}
-	for i, part := range mask {
-		lo, hi, err := parsePart(part, true)
-		if err != nil {
-			return familyMatcher{}, fmt.Errorf("group %d: %w", i+1, err)
-		}
-		m.rng.lo[i], m.rng.hi[i] = int32(lo), int32(hi)
+	rng, err := parseParts(mask, true, "group")
+	if err != nil {
+		return familyMatcher{}, err
 	}
+	m.rng = rng
 	return m, nil
+}
+
+// parseParts reads the parts of an expression pattern (parsePart); unit
+// names a part in errors.
+func parseParts(mask []string, hex bool, unit string) (*partRanges, error) {
+	r := &partRanges{}
+	for i, part := range mask {
+		lo, hi, err := parsePart(part, hex)
+		if err != nil {
+			return nil, fmt.Errorf("%s %d: %w", unit, i+1, err)
+		}
+		r.lo[i], r.hi[i] = int32(lo), int32(hi)
+	}
+	return r, nil
 }
 
 // parsePart reads one octet (decimal) or group (hex) of an expression pattern

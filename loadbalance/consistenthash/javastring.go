@@ -57,32 +57,11 @@ func AppendJava(buf []byte, v any) []byte {
 	case time.Time:
 		return x.AppendFormat(buf, "Mon Jan 02 15:04:05 MST 2006")
 	case []byte:
-		buf = append(buf, '[')
-		for i, b := range x {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = strconv.AppendInt(buf, int64(int8(b)), 10)
-		}
-		return append(buf, ']')
+		return appendList(buf, len(x), func(buf []byte, i int) []byte { return strconv.AppendInt(buf, int64(int8(x[i])), 10) })
 	case []any:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = AppendJava(buf, e)
-		}
-		return append(buf, ']')
+		return appendList(buf, len(x), func(buf []byte, i int) []byte { return AppendJava(buf, x[i]) })
 	case []string:
-		buf = append(buf, '[')
-		for i, e := range x {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = append(buf, e...)
-		}
-		return append(buf, ']')
+		return appendList(buf, len(x), func(buf []byte, i int) []byte { return append(buf, x[i]...) })
 	case fmt.Stringer:
 		if rv := reflect.ValueOf(x); rv.Kind() == reflect.Pointer && rv.IsNil() {
 			return append(buf, "null"...)
@@ -105,14 +84,7 @@ func appendReflect(buf []byte, rv reflect.Value) []byte {
 		if rv.Kind() == reflect.Slice && rv.IsNil() {
 			return append(buf, "null"...)
 		}
-		buf = append(buf, '[')
-		for i := 0; i < rv.Len(); i++ {
-			if i > 0 {
-				buf = append(buf, ", "...)
-			}
-			buf = AppendJava(buf, rv.Index(i).Interface())
-		}
-		return append(buf, ']')
+		return appendList(buf, rv.Len(), func(buf []byte, i int) []byte { return AppendJava(buf, rv.Index(i).Interface()) })
 	case reflect.Map:
 		if rv.IsNil() {
 			return append(buf, "null"...)
@@ -132,6 +104,19 @@ func appendReflect(buf []byte, rv reflect.Value) []byte {
 		return AppendFloat(buf, float32(rv.Float()))
 	}
 	return fmt.Appendf(buf, "%v", rv.Interface())
+}
+
+// appendList prints n elements as java.util.List.toString does ("[a, b]"),
+// elem appending element i.
+func appendList(buf []byte, n int, elem func(buf []byte, i int) []byte) []byte {
+	buf = append(buf, '[')
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			buf = append(buf, ", "...)
+		}
+		buf = elem(buf, i)
+	}
+	return append(buf, ']')
 }
 
 type mapEntry struct {

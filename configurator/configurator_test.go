@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -361,5 +363,25 @@ func TestApplicationScopeWithoutKey(t *testing.T) {
 				t.Fatalf("findings %+v", r.Findings)
 			}
 		})
+	}
+}
+
+// TestParseMatchNotes pins the notes of match fields that are not mappings
+// (PojoUtils leaves them unset).
+func TestParseMatchNotes(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("address: 1.2.3.4\nservice: [a]\napp: ~\nproviderAddress: {exact: '1.2.3.4:20880'}\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	m, notes := parseMatch(doc.Content[0])
+	want := []string{
+		"match.address is not a mapping (cird, wildcard or exact) and is ignored",
+		"match.service is not a mapping with oneof and is ignored",
+	}
+	if strings.Join(notes, "\n") != strings.Join(want, "\n") {
+		t.Errorf("notes = %q, want %q", notes, want)
+	}
+	if m.Address != nil || m.Service != nil || m.App != nil || m.ProviderAddress == nil || *m.ProviderAddress.Exact != "1.2.3.4:20880" {
+		t.Errorf("match = %+v, want only providerAddress bound", m)
 	}
 }

@@ -655,29 +655,35 @@ func bindString(n *yaml.Node) *string {
 	return nil
 }
 
-func bindAddress(n *yaml.Node, field string, note func(string, ...any)) *AddressMatch {
+// bindBean is the fields of a bean-typed match field: ok is false for an
+// absent or null value and for one that is not a mapping, which is noted
+// as ignored (holds says what the mapping should hold).
+func bindBean(n *yaml.Node, field, holds string, note func(string, ...any)) (fs map[string]*yaml.Node, ok bool) {
 	if n == nil || javayaml.IsNull(n) {
-		return nil
+		return nil, false
 	}
 	d := javayaml.Deref(n)
 	if d.Kind != yaml.MappingNode {
-		note("%s is not a mapping (cird, wildcard or exact) and is ignored", field)
+		note("%s is not a mapping %s and is ignored", field, holds)
+		return nil, false
+	}
+	fs, _ = mapping(d, field)
+	return fs, true
+}
+
+func bindAddress(n *yaml.Node, field string, note func(string, ...any)) *AddressMatch {
+	fs, ok := bindBean(n, field, "(cird, wildcard or exact)", note)
+	if !ok {
 		return nil
 	}
-	fs, _ := mapping(d, field)
 	return &AddressMatch{Cird: bindString(fs["cird"]), Wildcard: bindString(fs["wildcard"]), Exact: bindString(fs["exact"])}
 }
 
 func bindList(n *yaml.Node, field string, note func(string, ...any)) *ListStringMatch {
-	if n == nil || javayaml.IsNull(n) {
+	fs, ok := bindBean(n, field, "with oneof", note)
+	if !ok {
 		return nil
 	}
-	d := javayaml.Deref(n)
-	if d.Kind != yaml.MappingNode {
-		note("%s is not a mapping with oneof and is ignored", field)
-		return nil
-	}
-	fs, _ := mapping(d, field)
 	l := &ListStringMatch{}
 	on := fs["oneof"]
 	if on == nil || javayaml.Deref(on).Kind != yaml.SequenceNode {

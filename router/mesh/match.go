@@ -252,34 +252,32 @@ func (a *MethodArg) match(input any) (bool, bool) {
 		if a.StrValue.Oneof == nil {
 			return false, true
 		}
-		for _, m := range a.StrValue.Oneof {
-			ok, th := m.match(s, true)
-			if th {
-				return false, true
-			}
-			if ok {
-				return true, false
-			}
-		}
-		return false, false
+		return oneof(a.StrValue.Oneof, func(m *StringMatch) (bool, bool) { return m.match(s, true) })
 	case a.NumValue != nil:
 		x, ok := argDouble(input)
 		if !ok || a.NumValue.Oneof == nil {
 			return false, true
 		}
-		for _, m := range a.NumValue.Oneof {
-			ok, th := m.match(x)
-			if th {
-				return false, true
-			}
-			if ok {
-				return true, false
-			}
-		}
-		return false, false
+		return oneof(a.NumValue.Oneof, func(m *DoubleMatch) (bool, bool) { return m.match(x) })
 	case a.BoolValue != nil:
 		b, ok := input.(bool)
 		return ok && a.BoolValue.Exact != nil && b == *a.BoolValue.Exact, false
+	}
+	return false, false
+}
+
+// oneof is Java's ListStringMatch and ListDoubleMatch isMatch over their
+// entries: the first entry that matches decides, one that throws (th) ends
+// the call.
+func oneof[M any](ms []*M, match func(*M) (ok, th bool)) (bool, bool) {
+	for _, m := range ms {
+		ok, th := match(m)
+		if th {
+			return false, true
+		}
+		if ok {
+			return true, false
+		}
 	}
 	return false, false
 }

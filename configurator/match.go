@@ -2,7 +2,6 @@ package configurator
 
 import (
 	"net/netip"
-	"regexp"
 	"strings"
 
 	"github.com/dubboroute/dubboroute/router"
@@ -139,42 +138,16 @@ type ListStringMatch struct {
 // IsMatch reports whether any entry matches (present=false is Java's null).
 func (l *ListStringMatch) IsMatch(v string, present bool) bool {
 	for i := range l.Oneof {
-		if l.Oneof[i].IsMatch(v, present) {
+		if ok, _ := l.Oneof[i].Match(v, present); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// StringMatch is Java's mesh StringMatch; the first form set decides.
-type StringMatch struct {
-	Exact    *string `json:"exact,omitempty"`
-	Prefix   *string `json:"prefix,omitempty"`
-	Regex    *string `json:"regex,omitempty"`
-	Noempty  *string `json:"noempty,omitempty"`
-	Empty    *string `json:"empty,omitempty"`
-	Wildcard *string `json:"wildcard,omitempty"`
-	re       *regexp.Regexp
-}
-
-// IsMatch is StringMatch.isMatch; present=false is Java's null input.
-func (s *StringMatch) IsMatch(v string, present bool) bool {
-	switch {
-	case s.Exact != nil && present:
-		return v == *s.Exact
-	case s.Prefix != nil && present:
-		return strings.HasPrefix(v, *s.Prefix)
-	case s.Regex != nil && present:
-		return s.re != nil && s.re.MatchString(v)
-	case s.Wildcard != nil && present:
-		return v == *s.Wildcard || *s.Wildcard == AnyValue
-	case s.Empty != nil:
-		return !present || v == ""
-	case s.Noempty != nil:
-		return present && v != ""
-	}
-	return false
-}
+// StringMatch is Java's mesh StringMatch (router.StringMatch); a regex RE2
+// cannot compile never matches here (lint reports it).
+type StringMatch = router.StringMatch
 
 // ParamMatch matches one URL parameter.
 type ParamMatch struct {
@@ -187,6 +160,7 @@ func (p *ParamMatch) IsMatch(u *router.URL) bool {
 	if p.Key == nil || p.Value == nil {
 		return false
 	}
-	v, ok := u.Params.Get(*p.Key)
-	return p.Value.IsMatch(v, ok)
+	v, present := u.Params.Get(*p.Key)
+	ok, _ := p.Value.Match(v, present)
+	return ok
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -705,10 +704,6 @@ func bindStringMatch(n *yaml.Node) *StringMatch {
 	fs, _ := mapping(javayaml.Deref(n), "")
 	s := &StringMatch{Exact: bindString(fs["exact"]), Prefix: bindString(fs["prefix"]), Regex: bindString(fs["regex"]),
 		Noempty: bindString(fs["noempty"]), Empty: bindString(fs["empty"]), Wildcard: bindString(fs["wildcard"])}
-	if s.Regex != nil {
-		// Java's String.matches: the whole input. A regex RE2 cannot
-		// compile never matches here (lint reports it).
-		s.re, _ = regexp.Compile(`^(?:` + *s.Regex + `)$`)
-	}
+	_ = s.CompileRegex() // a regex RE2 cannot compile never matches here (lint reports it)
 	return s
 }

@@ -2,9 +2,9 @@ package mesh
 
 import (
 	"fmt"
-	"regexp"
 
 	"github.com/dubboroute/dubboroute/cluster/outlier"
+	"github.com/dubboroute/dubboroute/router"
 )
 
 // The rule model mirrors Java's mesh rule classes field by field. A nil
@@ -12,11 +12,12 @@ import (
 // PojoUtils.mapToPojo leaves them, because Java's matching treats a null
 // field, a null list element and a missing field differently.
 
-// StringMatch is Java's StringMatch: the first applicable field decides.
+// StringMatch is Java's StringMatch (router.StringMatch: the first
+// applicable field decides; a regex RE2 cannot compile throws when it is
+// evaluated), with the rule line it came from.
 type StringMatch struct {
-	Exact, Prefix, Regex, Noempty, Empty, Wildcard *string
-	re                                             *regexp.Regexp // compiled Regex; nil if RE2 cannot compile it (Java throws when it is evaluated)
-	Line                                           int
+	router.StringMatch
+	Line int
 }
 
 // DoubleMatch is Java's DoubleMatch.
@@ -384,8 +385,7 @@ func (b *binder) stringMatch(v *jval, field string) (*StringMatch, error) {
 		}
 	}
 	if m.Regex != nil {
-		m.re, _ = regexp.Compile(`^(?:` + *m.Regex + `)$`)
-		if m.re == nil {
+		if m.CompileRegex() != nil {
 			b.unknown = append(b.unknown, Finding{Code: FindBadRegex, Document: b.doc, Line: v.line,
 				Message: fmt.Sprintf("%s.regex %q does not compile: Java throws PatternSyntaxException on every call that reaches it (the call fails)", field, *m.Regex)})
 		}

@@ -17,24 +17,7 @@ func (m *StringMatch) match(input string, present bool) (bool, bool) {
 	if m == nil {
 		return false, true
 	}
-	switch {
-	case m.Exact != nil && present:
-		return input == *m.Exact, false
-	case m.Prefix != nil && present:
-		return len(input) >= len(*m.Prefix) && input[:len(*m.Prefix)] == *m.Prefix, false
-	case m.Regex != nil && present:
-		if m.re == nil {
-			return false, true
-		}
-		return m.re.MatchString(input), false
-	case m.Wildcard != nil && present:
-		return input == *m.Wildcard || *m.Wildcard == "*", false
-	case m.Empty != nil:
-		return !present || input == "", false
-	case m.Noempty != nil:
-		return present && input != "", false
-	}
-	return false, false
+	return m.Match(input, present)
 }
 
 // javaDoubleEquals is Double.equals (doubleToLongBits: NaN equals NaN,

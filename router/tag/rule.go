@@ -3,7 +3,6 @@ package tag
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync/atomic"
 
@@ -80,19 +79,15 @@ type ParamMatch struct {
 	Line  int
 }
 
-// StringMatch is Java's StringMatch: the first field that is set decides, in
-// the order Exact, Prefix, Regex, Wildcard, Empty, NoEmpty. Exact, Prefix,
-// Regex and Wildcard fall through to the next set field when the parameter
-// is absent. Regex is a full match (Java String.matches) evaluated with Go's
-// RE2 as ^(?:re)$: RE2 has no backreferences, lookaround, possessive or atomic
-// groups (such a regex is rejected at parse time), and its \s, \w, \b and
-// case folding are ASCII/Unicode-simple where java.util.regex differs in
-// corner cases.
-type StringMatch struct {
-	Exact, Prefix, Regex, Wildcard, Empty, NoEmpty *string
-
-	re *regexp.Regexp
-}
+// StringMatch is Java's StringMatch (router.StringMatch): the first field
+// that is set decides, in the order Exact, Prefix, Regex, Wildcard, Empty,
+// Noempty. Exact, Prefix, Regex and Wildcard fall through to the next set
+// field when the parameter is absent. Regex is a full match (Java
+// String.matches) evaluated with Go's RE2 as ^(?:re)$: RE2 has no
+// backreferences, lookaround, possessive or atomic groups (such a regex is
+// rejected at parse time), and its \s, \w, \b and case folding are
+// ASCII/Unicode-simple where java.util.regex differs in corner cases.
+type StringMatch = router.StringMatch
 
 // UnknownField is a key the rule format does not define.
 type UnknownField struct {
@@ -369,44 +364,19 @@ func (r *Rule) parseStringMatch(path string, n *yaml.Node) (*StringMatch, error)
 		case "empty":
 			sm.Empty = &s
 		case "noempty":
-			sm.NoEmpty = &s
+			sm.Noempty = &s
 		default:
 			r.UnknownFields = append(r.UnknownFields, UnknownField{Path: path + "." + kn.Value, Line: kn.Line})
 		}
 	}
 	// Java evaluates regex only when exact and prefix are unset; compile it
 	// exactly when it can be evaluated.
-	if sm.Regex != nil && sm.Exact == nil && sm.Prefix == nil {
-		re, err := regexp.Compile(`^(?:` + *sm.Regex + `)$`)
-		if err != nil {
+	if sm.Exact == nil && sm.Prefix == nil {
+		if err := sm.CompileRegex(); err != nil {
 			return nil, fmt.Errorf("regex %q does not compile (Go RE2 has no backreferences or lookaround): %w", *sm.Regex, err)
 		}
-		sm.re = re
 	}
 	return sm, nil
-}
-
-// Match evaluates the StringMatch on a parameter value; present is false
-// when the parameter is absent (Java null).
-func (m *StringMatch) Match(value string, present bool) bool {
-	if m == nil {
-		return false
-	}
-	switch {
-	case m.Exact != nil && present:
-		return value == *m.Exact
-	case m.Prefix != nil && present:
-		return strings.HasPrefix(value, *m.Prefix)
-	case m.Regex != nil && present:
-		return m.re != nil && m.re.MatchString(value)
-	case m.Wildcard != nil && present:
-		return value == *m.Wildcard || *m.Wildcard == "*"
-	case m.Empty != nil:
-		return !present || value == ""
-	case m.NoEmpty != nil:
-		return present && value != ""
-	}
-	return false
 }
 
 // Match reports whether a provider's own parameters satisfy the condition.
@@ -415,7 +385,11 @@ func (pm *ParamMatch) Match(params router.Params) bool {
 	if pm.Key == "" {
 		v, ok = "", false
 	}
-	return pm.Value.Match(v, ok)
+	if pm.Value == nil {
+		return false
+	}
+	matched, _ := pm.Value.Match(v, ok) // a regex that could throw is rejected at parse time
+	return matched
 }
 
 func isNull(n *yaml.Node) bool {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/dubboroute/dubboroute/router"
 )
 
 func noResolve(string) ([]string, error) { return nil, fmt.Errorf("no DNS in tests") }
@@ -157,54 +159,21 @@ func TestParseRuleYAMLAnchorsAndDuplicates(t *testing.T) {
 	}
 }
 
-func str(s string) *string { return &s }
-
-func TestStringMatchTable(t *testing.T) {
-	tests := []struct {
-		name    string
-		m       StringMatch
-		value   string
-		present bool
-		want    bool
-	}{
-		{"exact equal", StringMatch{Exact: str("canary")}, "canary", true, true},
-		{"exact differs", StringMatch{Exact: str("canary")}, "Canary", true, false},
-		{"exact absent falls through to nothing", StringMatch{Exact: str("canary")}, "", false, false},
-		{"exact absent falls through to empty", StringMatch{Exact: str("canary"), Empty: str("true")}, "", false, true},
-		{"exact present does not fall through", StringMatch{Exact: str("canary"), NoEmpty: str("true")}, "prod", true, false},
-		{"prefix", StringMatch{Prefix: str("can")}, "canary", true, true},
-		{"prefix miss", StringMatch{Prefix: str("can")}, "scan", true, false},
-		{"regex full match", StringMatch{Regex: str("can.*")}, "canary", true, true},
-		{"regex is not a find", StringMatch{Regex: str("an")}, "canary", true, false},
-		{"regex alternation anchored as a whole", StringMatch{Regex: str("a|canary")}, "canary", true, true},
-		{"regex absent falls through to noempty false", StringMatch{Regex: str(".*"), NoEmpty: str("x")}, "", false, false},
-		{"wildcard equal", StringMatch{Wildcard: str("v1")}, "v1", true, true},
-		{"wildcard star matches present", StringMatch{Wildcard: str("*")}, "anything", true, true},
-		{"wildcard is no glob", StringMatch{Wildcard: str("v*")}, "v1", true, false},
-		{"wildcard star fails absent", StringMatch{Wildcard: str("*")}, "", false, false},
-		{"empty matches absent", StringMatch{Empty: str("")}, "", false, true},
-		{"empty matches empty string", StringMatch{Empty: str("x")}, "", true, true},
-		{"empty rejects value", StringMatch{Empty: str("x")}, "v", true, false},
-		{"noempty matches value", StringMatch{NoEmpty: str("x")}, "v", true, true},
-		{"noempty rejects empty", StringMatch{NoEmpty: str("x")}, "", true, false},
-		{"noempty rejects absent", StringMatch{NoEmpty: str("x")}, "", false, false},
-		{"nothing set is false", StringMatch{}, "v", true, false},
+// TestParamMatchRegex: a parsed regex value is a full match (Java's
+// String.matches), and a match without value never matches (the table of
+// StringMatch itself is router's TestStringMatchTable).
+func TestParamMatchRegex(t *testing.T) {
+	r := mustParse(t, "configVersion: v3.0\ntags:\n  - name: x\n    match:\n      - key: k\n        value: {regex: \"can.*|a\"}\n")
+	pm := r.Tags[0].Match[0]
+	for v, want := range map[string]bool{"canary": true, "a": true, "scan": false, "an": false} {
+		if got := pm.Match(router.ParamsOf(map[string]string{"k": v})); got != want {
+			t.Errorf("regex can.*|a on %q: %t, want %t", v, got, want)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := tt.m
-			if m.Regex != nil {
-				// Compile through the parser so the test covers the anchoring.
-				r := mustParse(t, fmt.Sprintf("configVersion: v3.0\ntags:\n  - name: x\n    match:\n      - key: k\n        value: {regex: %q}\n", *m.Regex))
-				m.re = r.Tags[0].Match[0].Value.re
-			}
-			if got := m.Match(tt.value, tt.present); got != tt.want {
-				t.Fatalf("Match(%q, %t) = %t", tt.value, tt.present, got)
-			}
-		})
+	if pm.Match(router.ParamsOf(nil)) {
+		t.Error("regex on an absent parameter matched")
 	}
-	var nilMatch *StringMatch
-	if nilMatch.Match("x", true) {
+	if (&ParamMatch{Key: "k"}).Match(router.ParamsOf(map[string]string{"k": "v"})) {
 		t.Fatal("a ParamMatch without value must be false")
 	}
 }

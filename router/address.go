@@ -233,18 +233,30 @@ func parsePort(s string) (int, error) {
 
 func hasExpression(s string) bool { return strings.ContainsAny(s, "*-") }
 
-func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, error) {
+// hostPortMatcher starts the matcher of pattern s: its port, when s has
+// one, and Java's 0.0.0.0:<port> (any host on that port) for IPv4. It
+// returns the host part.
+func hostPortMatcher(s string, v4 bool) (familyMatcher, string, error) {
 	m := familyMatcher{port: -1, anyHostPort: -1}
-	host, portText, hasPort := splitPatternHostPort(s, true)
-	if hasPort {
-		pt, err := parsePort(portText)
-		if err != nil {
-			return familyMatcher{}, err
-		}
-		m.port = int32(pt)
-		if s == "0.0.0.0:"+portText {
-			m.anyHostPort = int32(pt)
-		}
+	host, portText, hasPort := splitPatternHostPort(s, v4)
+	if !hasPort {
+		return m, host, nil
+	}
+	pt, err := parsePort(portText)
+	if err != nil {
+		return familyMatcher{}, "", err
+	}
+	m.port = int32(pt)
+	if v4 && s == "0.0.0.0:"+portText {
+		m.anyHostPort = int32(pt)
+	}
+	return m, host, nil
+}
+
+func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, error) {
+	m, host, err := hostPortMatcher(s, true)
+	if err != nil {
+		return familyMatcher{}, err
 	}
 	mask := javastr.Split(host, ".")
 	if len(mask) != 4 {
@@ -280,14 +292,9 @@ func parseV4(s string, resolve func(string) ([]string, error)) (familyMatcher, e
 }
 
 func parseV6(s string) (familyMatcher, error) {
-	m := familyMatcher{port: -1, anyHostPort: -1}
-	host, portText, hasPort := splitPatternHostPort(s, false)
-	if hasPort {
-		pt, err := parsePort(portText)
-		if err != nil {
-			return familyMatcher{}, err
-		}
-		m.port = int32(pt)
+	m, host, err := hostPortMatcher(s, false)
+	if err != nil {
+		return familyMatcher{}, err
 	}
 	mask := javastr.Split(host, ":")
 	expr := hasExpression(host)

@@ -111,22 +111,20 @@ func StrictMethodParam(p Params, method, key string) (string, bool) {
 // optional sign, decimal digits, 32-bit range); ok is false where Java
 // throws NumberFormatException.
 func ParseInt(s string) (int32, bool) {
-	if s == "" || strings.TrimSpace(s) != s {
-		return 0, false
-	}
-	v, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		return 0, false
-	}
-	return int32(v), true
+	v, ok := parseJava(s, 32)
+	return int32(v), ok
 }
 
 // ParseLong is Java's Long.parseLong for ASCII forms.
-func ParseLong(s string) (int64, bool) {
+func ParseLong(s string) (int64, bool) { return parseJava(s, 64) }
+
+// parseJava parses a decimal of bits bits as Java's parseInt and parseLong
+// do: no surrounding space.
+func parseJava(s string, bits int) (int64, bool) {
 	if s == "" || strings.TrimSpace(s) != s {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(s, 10, 64)
+	v, err := strconv.ParseInt(s, 10, bits)
 	if err != nil {
 		return 0, false
 	}

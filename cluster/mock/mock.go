@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/dubboroute/dubboroute/cluster/strategy"
+	"github.com/dubboroute/dubboroute/internal/enum"
 	"github.com/dubboroute/dubboroute/internal/javastr"
 )
 
@@ -29,12 +30,7 @@ const (
 var modeNames = [...]string{"none", "force", "fail"}
 
 // String names the mode.
-func (m Mode) String() string {
-	if int(m) < len(modeNames) {
-		return modeNames[m]
-	}
-	return "mode(" + strconv.Itoa(int(m)) + ")"
-}
+func (m Mode) String() string { return enum.Name(modeNames[:], m, "mode") }
 
 // IsEmpty is Java's ConfigUtils.isEmpty: "", "false", "0", "null", "N/A"
 // (case-insensitive) mean no value.

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/dubboroute/dubboroute/internal/enum"
 )
 
 // Result is what one attempt on a provider tells the detector.
@@ -34,12 +36,7 @@ const (
 var resultNames = [...]string{"success", "connect-failed", "timeout", "server-error", "ignored"}
 
 // String names the result.
-func (r Result) String() string {
-	if int(r) < len(resultNames) {
-		return resultNames[r]
-	}
-	return "result(?)"
-}
+func (r Result) String() string { return enum.Name(resultNames[:], r, "result") }
 
 // Reason is why a provider was ejected.
 type Reason uint8
@@ -57,12 +54,7 @@ const (
 var reasonNames = [...]string{"", "consecutive-5xx", "consecutive-gateway", "consecutive-local-origin", "success-rate", "failure-percentage"}
 
 // String names the reason (metrics' type label).
-func (r Reason) String() string {
-	if int(r) < len(reasonNames) {
-		return reasonNames[r]
-	}
-	return "reason(?)"
-}
+func (r Reason) String() string { return enum.Name(reasonNames[:], r, "reason") }
 
 // Host is one provider's state. Its counters are atomics (the call path);
 // ejection bookkeeping is guarded by the Detector's mutex.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/dubboroute/dubboroute/internal/enum"
 )
 
 // Category is the kind of a failed attempt as the policy sees it.
@@ -32,12 +34,7 @@ var categoryNames = [...]string{"none", "connect", "timeout", "server"}
 
 // String names the category (metrics' category label, the retry.on
 // spelling).
-func (c Category) String() string {
-	if int(c) < len(categoryNames) {
-		return categoryNames[c]
-	}
-	return "category(?)"
-}
+func (c Category) String() string { return enum.Name(categoryNames[:], c, "category") }
 
 // Denial is why a retry was not made ("" when it was allowed).
 type Denial string

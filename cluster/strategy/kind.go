@@ -3,6 +3,8 @@ package strategy
 import (
 	"errors"
 	"fmt"
+
+	"github.com/dubboroute/dubboroute/internal/enum"
 )
 
 // Kind classifies the outcome of one call as Java's cluster invokers see
@@ -37,12 +39,7 @@ const (
 var kindNames = [...]string{"ok", "business", "result-rpc", "thrown", "thrown-biz", "thrown-other"}
 
 // String names the kind (the oracle's spelling).
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return fmt.Sprintf("kind(%d)", k)
-}
+func (k Kind) String() string { return enum.Name(kindNames[:], k, "kind") }
 
 // IsThrown reports whether the outcome is a thrown exception (any of
 // Thrown, ThrownBiz, ThrownOther).

@@ -13,6 +13,7 @@ import (
 	"github.com/dop251/goja/parser"
 	"gopkg.in/yaml.v3"
 
+	"github.com/dubboroute/dubboroute/internal/enum"
 	"github.com/dubboroute/dubboroute/internal/javayaml"
 )
 
@@ -42,12 +43,7 @@ const (
 var dialectNames = [...]string{"auto", "java", "dubbo-go", "off"}
 
 // String is the dialect's setting value.
-func (d Dialect) String() string {
-	if int(d) < len(dialectNames) {
-		return dialectNames[d]
-	}
-	return "dialect(" + strconv.Itoa(int(d)) + ")"
-}
+func (d Dialect) String() string { return enum.Name(dialectNames[:], d, "dialect") }
 
 // ParseDialect reads a setting value: auto, java, dubbo-go (or dubbogo, go)
 // or off (or none, java15), case-insensitive; "" is auto.

@@ -1,21 +1,13 @@
 package consumer
 
-import "sync"
-
-// registerOnce makes Register idempotent: dubbo-go's extension registry is
-// process-wide (a package-level map per extension point), and Register is
-// called from this package's init and may be called again.
-var registerOnce sync.Once
-
-// Register installs the consumer chain into dubbo-go, once: the router
+// Register installs the consumer chain into dubbo-go: the router
 // factories, the cluster strategy wrappers, the registry directories (with
 // extension/discovery's wrappers), the "gray" load balancer (install.go),
 // and the configurator factory wrapper that leaves config-center
-// configurators to dubboroute's chain (configurators.go). The package's
-// init calls Register.
+// configurators to dubboroute's chain (configurators.go). Package
+// extension's init calls it once, in its documented order; it is not
+// idempotent (each call wraps dubbo-go's factories again).
 func Register() {
-	registerOnce.Do(func() {
-		registerConfigurators()
-		registerInstall()
-	})
+	registerConfigurators()
+	registerInstall()
 }

@@ -1,21 +1,14 @@
 package lane
 
-import "sync"
-
-// registerOnce makes Register idempotent: dubbo-go's extension registry is
-// process-wide (a package-level map per extension point), and Register is
-// called from this package's init and may be called again.
-var registerOnce sync.Once
-
-// Register installs full-link lanes, once: the lane configuration from the
+// Register installs full-link lanes: the lane configuration from the
 // environment (DUBBOROUTE_LANE, DUBBOROUTE_LANE_KEYS) and the proxy
 // factory wrappers that make every provider invoker capture the lane of
 // the call it serves. Cluster invokers apply it through ClusterInvoker
-// (extension/consumer wraps every cluster strategy). The package's init
-// calls Register.
+// (extension/consumer wraps every cluster strategy). Package extension's
+// init calls it once, in its documented order (this package's tests, which
+// do not link package extension, from their TestMain); it is not
+// idempotent (each call wraps the proxy factories again).
 func Register() {
-	registerOnce.Do(func() {
-		SetLaneConfig(laneConfigFromEnv())
-		wrapProxyFactories()
-	})
+	SetLaneConfig(laneConfigFromEnv())
+	wrapProxyFactories()
 }

@@ -18,24 +18,19 @@ import (
 	_ "dubbo.apache.org/dubbo-go/v3/config_center/zookeeper"
 )
 
-// registerOnce makes Register idempotent: wrapping the factory twice
-// would prepare every client twice.
-var registerOnce sync.Once
-
-// Register wraps dubbo-go's ZooKeeper config-center factory, once, so that
+// Register wraps dubbo-go's ZooKeeper config-center factory so that
 // dubbo-go's client is prepared (credentials, TLS) before the config center
 // creates it; the config center is the first ZooKeeper client dubbo.Load
-// creates. Package extension's init calls Register, in its documented
-// order.
+// creates. Package extension's init calls it once, in its documented
+// order; it is not idempotent (wrapping the factory twice would prepare
+// every client twice).
 func Register() {
-	registerOnce.Do(func() {
-		orig, err := dgext.GetConfigCenterFactory("zookeeper")
-		if err != nil || orig == nil {
-			return
-		}
-		w := configCenterFactory{orig}
-		dgext.SetConfigCenterFactory("zookeeper", func() config_center.DynamicConfigurationFactory { return w })
-	})
+	orig, err := dgext.GetConfigCenterFactory("zookeeper")
+	if err != nil || orig == nil {
+		return
+	}
+	w := configCenterFactory{orig}
+	dgext.SetConfigCenterFactory("zookeeper", func() config_center.DynamicConfigurationFactory { return w })
 }
 
 type configCenterFactory struct {

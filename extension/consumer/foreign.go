@@ -30,29 +30,40 @@ import (
 // nothing (its input passes on) and is counted and logged once; one that
 // is slow is counted (Go cannot preempt it).
 
-// replacedFactories are the router factories dubboroute registers in
-// dubbo-go's place (install.go): their routers are not foreign. Package
-// state because dubbo-go's router factory registry is process-wide; set
-// once by Register.
-var replacedFactories = map[string]bool{}
+// replacedFactory reports whether dubboroute registers the router factory
+// of that name in dubbo-go's place (registerInstall): its routers are not
+// foreign.
+func replacedFactory(name string) bool {
+	switch name {
+	case constant.TagRouterFactoryKey, constant.ConditionServiceRouterFactoryKey, constant.ConditionAppRouterFactoryKey, constant.ScriptRouterFactoryKey:
+		return true
+	}
+	return false
+}
 
 // ForeignSlow is how long a foreign router may take on one call before the
 // call is counted as slow in dubboroute_foreign_router_slow_total.
 const ForeignSlow = 10 * time.Millisecond
 
-// The foreign routers' counters: prometheus collectors are process-wide
-// (extension.Collectors registers them).
-var (
-	foreignPanics = metrics.CounterVec("foreign_router_panics_total",
+// foreignCounters are the foreign routers' counters. Package state because
+// Prometheus collectors are registered once per process
+// (extension.Collectors hands them to the application's registry) and
+// every binding's foreign routers count into them.
+var foreignCounters = struct {
+	panics, slow *prometheus.CounterVec
+}{
+	panics: metrics.CounterVec("foreign_router_panics_total",
 		"Panics of routers dubbo-go built that dubboroute does not replace (Polaris, applications' own), contained: the router's input passed on.",
-		"service", "router")
-	foreignSlow = metrics.CounterVec("foreign_router_slow_total",
+		"service", "router"),
+	slow: metrics.CounterVec("foreign_router_slow_total",
 		"Calls on which a foreign router took longer than 10 ms.",
-		"service", "router")
-)
+		"service", "router"),
+}
 
 // Collectors are the foreign routers' collectors.
-func Collectors() []prometheus.Collector { return []prometheus.Collector{foreignPanics, foreignSlow} }
+func Collectors() []prometheus.Collector {
+	return []prometheus.Collector{foreignCounters.panics, foreignCounters.slow}
+}
 
 // recordingFactory wraps a router factory dubboroute does not replace: the
 // routers it builds inside a directory that installing binds are recorded
@@ -103,8 +114,9 @@ func polarisRegistry(u *common.URL) bool {
 	return false
 }
 
-// recordMu serialises the wrapping of dubbo-go's process-wide router
-// factory registry.
+// recordMu serialises the wrapping of dubbo-go's router factory registry:
+// package state because that registry is process-wide and the directories
+// that wrap it are built by dubbo-go, which passes no context.
 var recordMu sync.Mutex
 
 // recordForeignFactories wraps every registered router factory that
@@ -115,7 +127,7 @@ func recordForeignFactories() {
 	recordMu.Lock()
 	defer recordMu.Unlock()
 	for name, mk := range dgext.GetRouterFactories() {
-		if replacedFactories[name] {
+		if replacedFactory(name) {
 			continue
 		}
 		if _, done := mk().(recordingFactory); done {
@@ -204,14 +216,14 @@ func (b *Binding) callForeign(fr *foreignRouter, in []base.Invoker, inv base.Inv
 	start := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
-			foreignPanics.WithLabelValues(b.iface, fr.label).Inc()
+			foreignCounters.panics.WithLabelValues(b.iface, fr.label).Inc()
 			if !fr.logged.Swap(true) {
 				logger.Errorf("[dubboroute] %s: dubbo-go router %s panicked: %v; its input passes on (counted in dubboroute_foreign_router_panics_total, logged once)", b.iface, fr.label, p)
 			}
 			out = in
 		}
 		if time.Since(start) > ForeignSlow {
-			foreignSlow.WithLabelValues(b.iface, fr.label).Inc()
+			foreignCounters.slow.WithLabelValues(b.iface, fr.label).Inc()
 		}
 	}()
 	return fr.r.Route(in, b.url, inv)
@@ -222,7 +234,7 @@ func (b *Binding) callForeign(fr *foreignRouter, in []base.Invoker, inv base.Inv
 func (b *Binding) notifyForeign(fr *foreignRouter, invokers []base.Invoker) {
 	defer func() {
 		if p := recover(); p != nil {
-			foreignPanics.WithLabelValues(b.iface, fr.label).Inc()
+			foreignCounters.panics.WithLabelValues(b.iface, fr.label).Inc()
 			if !fr.logged.Swap(true) {
 				logger.Errorf("[dubboroute] %s: dubbo-go router %s panicked on Notify: %v (logged once)", b.iface, fr.label, p)
 			}

@@ -50,9 +50,7 @@ const GrayName = "gray"
 var ClusterNames = strategies.DubboGoNames()
 
 func registerInstall() {
-	for _, name := range []string{constant.TagRouterFactoryKey, constant.ConditionServiceRouterFactoryKey, constant.ConditionAppRouterFactoryKey, constant.ScriptRouterFactoryKey} {
-		replacedFactories[name] = true
-	}
+	// The four factories replaced here are the ones replacedFactory names.
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return tapFactory{} })
 	dgext.SetRouterFactory(constant.ConditionServiceRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
 	dgext.SetRouterFactory(constant.ConditionAppRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })

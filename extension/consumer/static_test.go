@@ -99,7 +99,7 @@ func TestRuleStoreLastGoodRuleAndCounts(t *testing.T) {
 func counterValue(t *testing.T, key, outcome string) float64 {
 	t.Helper()
 	var m dto.Metric
-	if err := metrics.RuleChangesTotal.WithLabelValues(key, outcome).Write(&m); err != nil {
+	if err := metrics.RuleChange(key, outcome).Write(&m); err != nil {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
@@ -135,7 +135,7 @@ func TestDubboGoVersionRuleReported(t *testing.T) {
 		t.Errorf("after the V3.3.2 update: %d providers; Java keeps the previous rule (port 20000)", len(got))
 	}
 	var m dto.Metric
-	if err := metrics.DubboGoDiffersTotal.WithLabelValues(key, "configVersion above v3.1").Write(&m); err != nil {
+	if err := metrics.DubboGoDiffers(key, "configVersion above v3.1").Write(&m); err != nil {
 		t.Fatal(err)
 	}
 	if m.GetCounter().GetValue() != 1 {

@@ -19,8 +19,6 @@ import (
 // dubbo.service.shutdown.wait, 10 s).
 var DrainTimeout = 10 * time.Second
 
-var drainOnce sync.Once
-
 // registerDraining wraps dubbo-go's "filter" protocol, through which every
 // registry directory refers its provider invokers, so that a provider
 // invoker's Destroy waits for the calls in flight on it. dubbo-go destroys
@@ -29,11 +27,9 @@ var drainOnce sync.Once
 // (leaving gracefully) would have answered it. Application-level
 // directories remove a provider the moment it unregisters.
 func registerDraining() {
-	drainOnce.Do(func() {
-		registerShutdownFilter()
-		dgext.SetProtocol(protocolwrapper.FILTER, func() base.Protocol {
-			return &drainingProtocol{Protocol: protocolwrapper.GetProtocol()}
-		})
+	registerShutdownFilter()
+	dgext.SetProtocol(protocolwrapper.FILTER, func() base.Protocol {
+		return &drainingProtocol{Protocol: protocolwrapper.GetProtocol()}
 	})
 }
 

@@ -150,7 +150,7 @@ func (h *health) markDown(ivk base.Invoker, cause error) {
 	}
 	h.addrs[addr] = &addrHealth{since: now, next: now.Add(probeBackoffMin), pause: probeBackoffMin}
 	h.down.Add(1)
-	connDown.Inc()
+	met.connDown.Inc()
 	logger.Warnf("[dubboroute] provider %s: connection down (%v); not picked while another routed provider is available", addr, cause)
 }
 
@@ -184,7 +184,7 @@ func (h *health) markClosing(ivk base.Invoker) {
 	}
 	h.closing[ivk] = now.Add(ClosingTTL)
 	h.down.Add(1)
-	providersClosing.Inc()
+	met.providersClosing.Inc()
 	logger.Infof("[dubboroute] provider %s: announced its shutdown; not picked while another routed provider is available", addrOf(ivk))
 }
 
@@ -231,7 +231,7 @@ func (h *health) probe(addr string, a *addrHealth) {
 		if h.addrs[addr] == a {
 			delete(h.addrs, addr)
 			h.down.Add(-1)
-			connUp.Inc()
+			met.connUp.Inc()
 			logger.Infof("[dubboroute] provider %s: connection up again after %v (%d probe(s))", addr, h.clock().Sub(a.since).Round(time.Millisecond), a.probes)
 		}
 		return

@@ -214,7 +214,7 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	}
 	defer func() {
 		if c.redirects > 0 {
-			redirectsTotal.WithLabelValues(i.iface).Add(float64(c.redirects))
+			met.redirectsTotal.WithLabelValues(i.iface).Add(float64(c.redirects))
 		}
 	}()
 	c.lb = LoadBalance(lbName(invokers[0], p, method))
@@ -237,7 +237,7 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 			timeout = d // dubbo-go writes durations ("3s")
 		}
 		r := strategy.Forking(c, i.sel, invokers, p.int("forks", strategy.DefaultForks), timeout, sticky, nil)
-		attemptsTotal.WithLabelValues(i.iface, "forking").Add(float64(max(len(invokers)-1, 0)))
+		met.attemptsTotal.WithLabelValues(i.iface, "forking").Add(float64(max(len(invokers)-1, 0)))
 		return r
 	case "broadcast":
 		return strategy.Broadcast(c, invokers, p.int("broadcast.fail.percent", strategy.DefaultFailPercent))
@@ -261,7 +261,7 @@ func (i *invoker) run(c *dgCall, p params, method string) result.Result {
 	r := strategy.Failover(c, i.sel, invokers, attempts, sticky)
 	c.doneRetry(r)
 	if c.calls > 1 {
-		attemptsTotal.WithLabelValues(i.iface, "failover").Add(float64(c.calls - 1))
+		met.attemptsTotal.WithLabelValues(i.iface, "failover").Add(float64(c.calls - 1))
 	}
 	var se *strategy.Error
 	if err := r.Error(); err != nil && errors.As(err, &se) && se.Strategy == "failover" && se.Tried > 0 {

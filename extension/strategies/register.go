@@ -1,8 +1,6 @@
 package strategies
 
 import (
-	"sync"
-
 	dgcluster "dubbo.apache.org/dubbo-go/v3/cluster/cluster"
 	"dubbo.apache.org/dubbo-go/v3/cluster/directory"
 	"dubbo.apache.org/dubbo-go/v3/cluster/loadbalance"
@@ -10,7 +8,6 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
-	"github.com/dubbogo/gost/log/logger"
 
 	"github.com/dubboroute/dubboroute/extension/balancers"
 )
@@ -79,7 +76,8 @@ func (c *Cluster) Join(dir directory.Directory) base.Invoker { return newInvoker
 // Register registers every name into dubbo-go's cluster registry; wrap
 // may decorate the result (extension installs its chain and lanes there),
 // nil for none. It also makes removed provider invokers drain their calls
-// in flight before they are destroyed (drain.go).
+// in flight before they are destroyed (drain.go). extension/consumer's
+// Register calls it once.
 func Register(wrap func(name string, c dgcluster.Cluster) dgcluster.Cluster) {
 	registerDraining()
 	for _, c := range clusters {
@@ -95,13 +93,9 @@ func Register(wrap func(name string, c dgcluster.Cluster) dgcluster.Cluster) {
 	}
 }
 
-var warned sync.Map // kind/name → struct{}
-
 func warnOnce(kind, name, fallback string) {
-	unknownNamesTotal.WithLabelValues(kind, name).Inc()
-	if _, dup := warned.LoadOrStore(kind+"/"+name, struct{}{}); !dup {
-		logger.Warnf("[dubboroute] %s %q is not registered; using Java's default %s", kind, name, fallback)
-	}
+	met.unknownNamesTotal.WithLabelValues(kind, name).Inc()
+	logOnce("unknown:"+kind+"/"+name, "[dubboroute] %s %q is not registered; using Java's default %s", kind, name, fallback)
 }
 
 // EnsureCluster makes an unknown cluster name of a reference URL (and its

@@ -139,15 +139,15 @@ func meshOutlier(snap *cluster.Snapshot) *outlier.Istio {
 func (rs *resil) event(e outlier.Event) {
 	switch {
 	case e.Overflow:
-		outlierOverflow.WithLabelValues(rs.iface).Inc()
+		met.outlierOverflow.WithLabelValues(rs.iface).Inc()
 		logger.Warnf("[dubboroute] %s: provider %s detected (%s) but not ejected: max ejection percent reached", rs.iface, e.Addr, e.Reason)
 	case e.Ejected:
-		outlierEjections.WithLabelValues(rs.iface, e.Reason.String()).Inc()
-		outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(1)
+		met.outlierEjections.WithLabelValues(rs.iface, e.Reason.String()).Inc()
+		met.outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(1)
 		logger.Warnf("[dubboroute] %s: provider %s ejected (%s) at %s until %s (backoff %d)", rs.iface, e.Addr, e.Reason,
 			e.At.UTC().Format(time.RFC3339Nano), e.Until.UTC().Format(time.RFC3339Nano), e.Backoff)
 	default:
-		outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(0)
+		met.outlierEjected.WithLabelValues(rs.iface, e.Addr).Set(0)
 		logger.Warnf("[dubboroute] %s: provider %s back in service at %s (was ejected for %s)", rs.iface, e.Addr, e.At.UTC().Format(time.RFC3339Nano), e.Reason)
 	}
 }
@@ -159,7 +159,7 @@ func (s *resilState) filterList(list []base.Invoker) []base.Invoker {
 	}
 	out, panicked := s.filter.Apply(s.det, list)
 	if panicked {
-		outlierPanics.WithLabelValues(s.r.iface).Inc()
+		met.outlierPanics.WithLabelValues(s.r.iface).Inc()
 	}
 	return out
 }
@@ -273,7 +273,7 @@ func (c *dgCall) RetryGate(n int, last result.Result) error {
 	}
 	wait, d := c.mp.p.Gate(a, nil)
 	if d != retry.Allowed {
-		retryDenied.WithLabelValues(c.i.iface, string(d)).Inc()
+		met.retryDenied.WithLabelValues(c.i.iface, string(d)).Inc()
 		return &retry.Error{Reason: d, Cause: c.Err(last)}
 	}
 	if wait > 0 {
@@ -282,11 +282,11 @@ func (c *dgCall) RetryGate(n int, last result.Result) error {
 		case <-t.C:
 		case <-c.ctx.Done():
 			t.Stop()
-			retryDenied.WithLabelValues(c.i.iface, string(retry.Deadline)).Inc()
+			met.retryDenied.WithLabelValues(c.i.iface, string(retry.Deadline)).Inc()
 			return &retry.Error{Reason: retry.Deadline, Cause: c.Err(last)}
 		}
 	}
-	retryAttempts.WithLabelValues(c.i.iface, c.inv.MethodName(), cat.String()).Inc()
+	met.retryAttempts.WithLabelValues(c.i.iface, c.inv.MethodName(), cat.String()).Inc()
 	// dubbo-go's dubbo invoker rewrites the call's timeout attachment as
 	// bare milliseconds ("300"), which its own next attempt cannot parse
 	// (it then waits its 3 s default): give the retry the first attempt's
@@ -322,8 +322,12 @@ func (c *dgCall) doneRetry(r result.Result) {
 	c.mp.p.Done(k == strategy.OK || k == strategy.Business)
 }
 
-var logged sync.Map
+// logged are the keys of the warnings logOnce has logged. Package state
+// because the invokers that warn are made by dubbo-go's cluster registry,
+// which passes no context, and a warning is once per process.
+var logged sync.Map // key → true
 
+// logOnce logs a warning the first time its key is seen in the process.
 func logOnce(key, format string, a ...any) {
 	if _, dup := logged.LoadOrStore(key, true); !dup {
 		logger.Warnf(format, a...)
@@ -348,6 +352,9 @@ type OutlierReport struct {
 	Budgets map[string][2]float64 `json:"budgets,omitempty"`
 }
 
+// resils are the references' resilience states, for Outliers. Package
+// state because the cluster invokers that hold them are made by dubbo-go's
+// cluster registry, which passes no context.
 var resils sync.Map // *resil → struct{}
 
 func registerResil(rs *resil) { resils.LoadOrStore(rs, struct{}{}) }

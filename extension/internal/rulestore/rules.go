@@ -211,7 +211,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 		subs := ks.snapshotSubs()
 		ks.mu.Unlock()
 		if had {
-			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			metrics.RuleChange(ks.key, "deleted").Inc()
 			logger.Infof("[dubboroute] rule key=%s deleted: no configurators", ks.key)
 		}
 		notify(subs, ch.Ref)
@@ -219,7 +219,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	case assembly.OutcomeRejected:
 		ks.rejected = newRejection(ch.Err, content)
 		ks.mu.Unlock()
-		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		metrics.RuleChange(ks.key, "rejected").Inc()
 		logger.Errorf("[dubboroute] rule key=%s%s rejected, the previous configurators stay in force: %s", ks.key, ks.fromNote(), clip(ch.Err.Error(), maxLoggedError))
 		return
 	case assembly.OutcomeKept:
@@ -231,7 +231,7 @@ func (ks *keyState) applyConfigurators(content string, deleted, event bool) {
 	ks.content, ks.accepted = content, time.Now()
 	subs := ks.snapshotSubs()
 	ks.mu.Unlock()
-	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	metrics.RuleChange(ks.key, "accepted").Inc()
 	src := "initial read"
 	if event {
 		src = "change event"
@@ -257,7 +257,7 @@ func (ks *keyState) apply(content string, event bool) {
 			shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), nil)
 		}
 		if had {
-			metrics.RuleChangesTotal.WithLabelValues(ks.key, "deleted").Inc()
+			metrics.RuleChange(ks.key, "deleted").Inc()
 			logger.Infof("[dubboroute] rule key=%s deleted: routing without it", ks.key)
 		}
 		notify(subs, ch.Ref)
@@ -265,13 +265,13 @@ func (ks *keyState) apply(content string, event bool) {
 	case assembly.OutcomeRejected, assembly.OutcomeIgnored:
 		ks.rejected = newRejection(ch.Err, content)
 		ks.mu.Unlock()
-		metrics.RuleChangesTotal.WithLabelValues(ks.key, "rejected").Inc()
+		metrics.RuleChange(ks.key, "rejected").Inc()
 		why := "rejected, the previous rule stays in force"
 		if ch.Outcome == assembly.OutcomeIgnored {
 			why = "ignored as Java Dubbo does, the previous rule stays in force"
 		}
 		if errors.Is(ch.Err, condition.ErrDubboGoApplies) {
-			metrics.DubboGoDiffersTotal.WithLabelValues(ks.key, "configVersion above v3.1").Inc()
+			metrics.DubboGoDiffers(ks.key, "configVersion above v3.1").Inc()
 			if !ks.warnedDubboGo.Swap(true) {
 				logger.Warnf("[dubboroute] rule key=%s: dubboroute follows Java Dubbo here, dubbo-go alone would not: %s (logged once per key, counted in dubboroute_dubbogo_differs_total)", ks.key, clip(ch.Err.Error(), maxLoggedError))
 			}
@@ -295,7 +295,7 @@ func (ks *keyState) apply(content string, event bool) {
 	if ks.kind == rules.KindGray {
 		shared.GrayLB.SetRule(strings.TrimSuffix(ks.key, rules.GraySuffix), ch.Gray)
 	}
-	metrics.RuleChangesTotal.WithLabelValues(ks.key, "accepted").Inc()
+	metrics.RuleChange(ks.key, "accepted").Inc()
 	src := "initial read"
 	if event {
 		src = "change event"

@@ -109,11 +109,17 @@ func (b *Balancers) Get(name string) loadbalance.LoadBalance {
 // Plans is the number of plans built so far (cache misses).
 func (b *Balancers) Plans() uint64 { return b.plans.Load() }
 
+// std is the process-wide set, registered into dubbo-go by init: package
+// state because dubbo-go's balancer registry is process-wide and its
+// factories take no arguments.
 var std = New(Options{})
 
 // Get is the process-wide set's Get (the set registered into dubbo-go).
 func Get(name string) loadbalance.LoadBalance { return std.Get(name) }
 
+// dubbogo are dubbo-go's own balancers by name, saved by init before it
+// replaces them in dubbo-go's process-wide registry (nothing else can
+// reach them afterwards).
 var dubbogo = map[string]func() loadbalance.LoadBalance{}
 
 // DubboGo returns dubbo-go v3.3.2's own balancer of that name (one
@@ -142,42 +148,65 @@ func init() {
 	}
 }
 
-// Unknown balancer names seen by Get, for lint and the console.
-var (
-	unknownMu   sync.Mutex
-	unknownSeen = map[string]bool{}
+// seenSet is a set of strings met so far, safe for concurrent use: what
+// is warned about once per process.
+type seenSet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
 
-	unknownTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "dubboroute", Name: "unknown_loadbalance_total",
-		Help: "Times an unregistered load balancer name was met (a lookup by name, or a provider URL planned by the chain); Java's default, random, is used instead.",
-	}, []string{"name"})
-)
+// add records s and reports whether it is new.
+func (ss *seenSet) add(s string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.m[s] {
+		return false
+	}
+	if ss.m == nil {
+		ss.m = map[string]bool{}
+	}
+	ss.m[s] = true
+	return true
+}
+
+// sorted lists the strings met so far, sorted.
+func (ss *seenSet) sorted() []string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	out := make([]string, 0, len(ss.m))
+	for s := range ss.m {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// unknownNames are the unknown balancer names seen by Choose, for lint and
+// the console. Package state because dubbo-go looks balancers up in its
+// process-wide registry, with no context, and a name is warned about once
+// per process.
+var unknownNames seenSet
+
+// unknownTotal counts them. Package state because Prometheus collectors
+// are registered once per process (extension.Collectors hands them to the
+// application's registry).
+var unknownTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: "dubboroute", Name: "unknown_loadbalance_total",
+	Help: "Times an unregistered load balancer name was met (a lookup by name, or a provider URL planned by the chain); Java's default, random, is used instead.",
+}, []string{"name"})
 
 // Collectors are this package's Prometheus collectors.
 func Collectors() []prometheus.Collector { return []prometheus.Collector{unknownTotal} }
 
 func noteUnknown(name string) {
 	unknownTotal.WithLabelValues(name).Inc()
-	unknownMu.Lock()
-	first := !unknownSeen[name]
-	unknownSeen[name] = true
-	unknownMu.Unlock()
-	if first {
+	if unknownNames.add(name) {
 		logger.Warnf("[dubboroute] load balancer %q is not registered (known: %s): using Java's default %q", name, strings.Join(Names(), ", "), Default)
 	}
 }
 
 // Unknown lists the unknown balancer names seen so far, sorted.
-func Unknown() []string {
-	unknownMu.Lock()
-	defer unknownMu.Unlock()
-	out := make([]string, 0, len(unknownSeen))
-	for n := range unknownSeen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Unknown() []string { return unknownNames.sorted() }
 
 // Source says which setting a call's balancer name came from.
 type Source string
@@ -284,6 +313,8 @@ func Registered(name string) bool {
 	return ok
 }
 
+// registered caches Registered's positive answers (name → true): package
+// state because dubbo-go's balancer registry it mirrors is process-wide.
 var registered sync.Map
 
 // ---- plans
@@ -640,18 +671,13 @@ func first(invokers []base.Invoker) base.Invoker {
 	return invokers[0]
 }
 
-// Plan problems (malformed weights, hash parameters) seen: each is logged
-// once.
-var (
-	problemMu   sync.Mutex
-	problemSeen = map[string]bool{}
-)
+// planProblems are the plan problems (malformed weights, hash parameters)
+// seen: each is logged once per process. Package state because the plans
+// belong to the process-wide balancers dubbo-go's registry hands out.
+var planProblems seenSet
 
 func notePlanProblem(s string) {
-	problemMu.Lock()
-	defer problemMu.Unlock()
-	if !problemSeen[s] {
-		problemSeen[s] = true
+	if planProblems.add(s) {
 		logger.Warnf("[dubboroute] load balancing: %s", s)
 	}
 }

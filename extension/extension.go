@@ -45,10 +45,10 @@ import (
 //
 // The balancers register from their own package's init (extension/balancers).
 func init() {
-	shared.StartupWait = &StartupWait
-	shared.StartupSettle = &StartupSettle
-	shared.RegistryConfiguratorsWait = &RegistryConfiguratorsWait
-	shared.ScriptDialect = &ScriptDialect
+	shared.Settings.StartupWait = &StartupWait
+	shared.Settings.StartupSettle = &StartupSettle
+	shared.Settings.RegistryConfiguratorsWait = &RegistryConfiguratorsWait
+	shared.Settings.ScriptDialect = &ScriptDialect
 	nacosfollow.Register()
 	zkconn.Register()
 	discovery.Register()
@@ -120,8 +120,10 @@ const AffinityParam = consumer.AffinityParam
 const MaxNoProviders = consumer.MaxNoProviders
 
 // ClusterNames are the cluster strategies whose Join installs dubboroute's
-// chain (every strategy dubbo-go v3.3.2 ships).
-var ClusterNames = consumer.ClusterNames
+// chain (every strategy dubbo-go v3.3.2 ships; the one list is
+// extension/strategies', strategies.DubboGoNames). A variable because it
+// was one before; changing it changes nothing.
+var ClusterNames = strategies.DubboGoNames()
 
 // Bindings returns the live bindings of an interface (newest last).
 func Bindings(iface string) []*Binding { return consumer.Bindings(iface) }
@@ -232,8 +234,11 @@ const (
 	TripleHeaderConvert = lane.TripleHeaderConvert
 )
 
-// DefaultLaneKeys are the attachments a lane carries by default.
-var DefaultLaneKeys = lane.DefaultLaneKeys
+// DefaultLaneKeys are the attachments a lane carries by default (a copy of
+// lane.DefaultLaneKeys(), which is what LaneConfig{Keys: nil} uses;
+// changing this variable changes nothing). A variable because it was one
+// before; the list itself lives in package lane.
+var DefaultLaneKeys = lane.DefaultLaneKeys()
 
 // SetLaneConfig replaces the process's lane configuration.
 func SetLaneConfig(c LaneConfig) { lane.SetLaneConfig(c) }

@@ -77,7 +77,7 @@ type Binding struct {
 // awaitProviders blocks until the first providers arrived or StartupWait
 // (extension.StartupWait) has passed since the binding was built; later calls never wait.
 func (b *Binding) awaitProviders() {
-	if left := *shared.StartupWait - time.Since(b.created); left > 0 {
+	if left := *shared.Settings.StartupWait - time.Since(b.created); left > 0 {
 		t := time.NewTimer(left)
 		select {
 		case <-b.readyCh:
@@ -372,9 +372,9 @@ func (b *Binding) setInvokers(invokers []base.Invoker) {
 	b.notifyAllForeign(invokers)
 	if len(invokers) > 0 && !b.ready.Load() {
 		if b.settle == nil {
-			b.settle = time.AfterFunc(*shared.StartupSettle, b.markReady)
+			b.settle = time.AfterFunc(*shared.Settings.StartupSettle, b.markReady)
 		} else {
-			b.settle.Reset(*shared.StartupSettle)
+			b.settle.Reset(*shared.Settings.StartupSettle)
 		}
 	}
 }

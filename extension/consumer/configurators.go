@@ -96,7 +96,7 @@ func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 	}
 	var first configurator.List
 	ok := false
-	t := time.NewTimer(*shared.RegistryConfiguratorsWait)
+	t := time.NewTimer(*shared.Settings.RegistryConfiguratorsWait)
 	defer t.Stop()
 	select {
 	case o, open := <-ch:
@@ -104,7 +104,7 @@ func (b *Binding) watchRegistryConfigurators() (configurator.List, bool) {
 			first, ok = list(o)
 		}
 	case <-t.C:
-		logger.Warnf("[dubboroute] registry %s: no answer for the override URLs of %s within %v; they apply when they arrive", ru.Location, b.iface, *shared.RegistryConfiguratorsWait)
+		logger.Warnf("[dubboroute] registry %s: no answer for the override URLs of %s within %v; they apply when they arrive", ru.Location, b.iface, *shared.Settings.RegistryConfiguratorsWait)
 	}
 	go func() {
 		for o := range ch {

@@ -44,11 +44,6 @@ import (
 // GrayName is the load balancer name of the gray balancer.
 const GrayName = "gray"
 
-// ClusterNames are the cluster strategies whose Join installs dubboroute's
-// chain (every strategy dubbo-go v3.3.2 ships; the list is
-// extension/strategies').
-var ClusterNames = strategies.DubboGoNames()
-
 func registerInstall() {
 	// The four factories replaced here are the ones replacedFactory names.
 	dgext.SetRouterFactory(constant.TagRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return tapFactory{} })
@@ -57,7 +52,8 @@ func registerInstall() {
 	// Script rules run in dubboroute's chain (router/script); dubbo-go's
 	// own script router is not built (it would run them a second time).
 	dgext.SetRouterFactory(constant.ScriptRouterFactoryKey, func() dgrouter.PriorityRouterFactory { return offFactory{} })
-	for _, name := range ClusterNames {
+	// Every cluster dubbo-go v3.3.2 ships installs dubboroute's chain.
+	for _, name := range strategies.DubboGoNames() {
 		if strategies.Strategy(name) != "" {
 			continue // dubboroute's own strategy, registered below
 		}

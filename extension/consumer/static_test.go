@@ -162,12 +162,12 @@ func TestScriptDialectSetting(t *testing.T) {
 	prev := envDynamicConfiguration()
 	setEnvDynamicConfiguration(dc)
 	defer setEnvDynamicConfiguration(prev)
-	defer func(d string) { *shared.ScriptDialect = d }(*shared.ScriptDialect)
+	defer func(d string) { *shared.Settings.ScriptDialect = d }(*shared.Settings.ScriptDialect)
 	for _, tc := range []struct {
 		dialect string
 		want    int
 	}{{"auto", 1}, {"off", 2}} {
-		*shared.ScriptDialect = tc.dialect
+		*shared.Settings.ScriptDialect = tc.dialect
 		app := "script-server-" + tc.dialect
 		key := app + ".script-router"
 		memory.PutRule(key, samplesScript)

@@ -164,7 +164,7 @@ func (m *migrationInvoker) current() base.Invoker {
 			return m.app
 		case iface:
 			return m.iface
-		case time.Since(m.created) >= *shared.StartupWait:
+		case time.Since(m.created) >= *shared.Settings.StartupWait:
 			return m.app
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -33,10 +33,13 @@ import (
 // gray rules in force classify on: the request tag, its force flag, the
 // gray decision of a percentage rule and the retry policy's chain-stop mark
 // (set only on a retry attempt, and only with dubboroute.retry.policy=on).
-var DefaultLaneKeys = []string{constant.Tagkey, constant.ForceUseTag, gray.DefaultDecisionKey, retry.ChainKey}
+// Each call returns a new slice.
+func DefaultLaneKeys() []string {
+	return []string{constant.Tagkey, constant.ForceUseTag, gray.DefaultDecisionKey, retry.ChainKey}
+}
 
 // Environment variables read once at start-up: LaneEnv "off" turns lanes
-// off; LaneKeysEnv (comma separated) replaces DefaultLaneKeys.
+// off; LaneKeysEnv (comma separated) replaces DefaultLaneKeys().
 const (
 	LaneEnv     = "DUBBOROUTE_LANE"
 	LaneKeysEnv = "DUBBOROUTE_LANE_KEYS"
@@ -49,7 +52,7 @@ type LaneConfig struct {
 	// gray balancer writes no decisions (dubbo-go's own behaviour remains:
 	// with the serving ctx passed on it copies every attachment it received).
 	Off bool
-	// Keys are the attachments that travel; nil means DefaultLaneKeys. The
+	// Keys are the attachments that travel; nil means DefaultLaneKeys(). The
 	// attachments the gray rules in force read (gray.Rule.AttachmentKeys,
 	// and the default user key userId) always travel too, unless
 	// NoRuleKeys.
@@ -80,7 +83,7 @@ var laneCfg atomic.Pointer[laneSettings]
 // SetLaneConfig replaces the lane configuration of the process. Call it
 // before serving; calls already in flight keep the lane they captured.
 func SetLaneConfig(c LaneConfig) {
-	s := &laneSettings{cfg: c, keys: DefaultLaneKeys}
+	s := &laneSettings{cfg: c, keys: DefaultLaneKeys()}
 	if c.Keys != nil {
 		s.keys = append([]string(nil), c.Keys...)
 	}

@@ -308,7 +308,7 @@ func (ks *keyState) apply(content string, event bool) {
 // (extension.ScriptDialect); an unknown value is logged once and read as
 // auto.
 func scriptDialect() script.Dialect {
-	d, err := script.ParseDialect(*shared.ScriptDialect)
+	d, err := script.ParseDialect(*shared.Settings.ScriptDialect)
 	if err != nil {
 		if badDialectOnce.CompareAndSwap(false, true) {
 			logger.Errorf("[dubboroute] extension.ScriptDialect: %v; script rules run in the auto dialect", err)

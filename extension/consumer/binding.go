@@ -105,16 +105,21 @@ func (b *Binding) ProviderApp() string {
 	return b.m.ProviderApp()
 }
 
-var (
-	bindingsMu sync.Mutex
-	bindings   = map[string][]*Binding{} // by interface
-)
+// bindings are the live bindings of the process, by interface (creation
+// order). Package state because dubbo-go builds the directories that make
+// them through its process-wide extension registry, with no context to
+// hand a registry to, and inspection (Bindings, the console) reads them
+// from anywhere in the process.
+var bindings = struct {
+	sync.Mutex
+	m map[string][]*Binding
+}{m: map[string][]*Binding{}}
 
 // Bindings returns the live bindings of an interface (newest last).
 func Bindings(iface string) []*Binding {
-	bindingsMu.Lock()
-	defer bindingsMu.Unlock()
-	return append([]*Binding(nil), bindings[iface]...)
+	bindings.Lock()
+	defer bindings.Unlock()
+	return append([]*Binding(nil), bindings.m[iface]...)
 }
 
 // NewBinding builds a binding outside a dubbo-go reference, for tools and
@@ -183,9 +188,9 @@ func newBinding(u *common.URL) *Binding {
 	}
 	b.flush(&in)
 	b.mu.Unlock()
-	bindingsMu.Lock()
-	bindings[b.iface] = append(bindings[b.iface], b)
-	bindingsMu.Unlock()
+	bindings.Lock()
+	bindings.m[b.iface] = append(bindings.m[b.iface], b)
+	bindings.Unlock()
 	return b
 }
 
@@ -213,17 +218,17 @@ func (b *Binding) release() {
 		b.settle = nil
 	}
 	b.mu.Unlock()
-	bindingsMu.Lock()
-	defer bindingsMu.Unlock()
-	list := bindings[b.iface]
+	bindings.Lock()
+	defer bindings.Unlock()
+	list := bindings.m[b.iface]
 	for i, x := range list {
 		if x == b {
-			bindings[b.iface] = append(list[:i:i], list[i+1:]...)
+			bindings.m[b.iface] = append(list[:i:i], list[i+1:]...)
 			break
 		}
 	}
-	if len(bindings[b.iface]) == 0 {
-		delete(bindings, b.iface)
+	if len(bindings.m[b.iface]) == 0 {
+		delete(bindings.m, b.iface)
 	}
 }
 

@@ -17,17 +17,17 @@ const MaxNoProviders = 20
 // AllBindings returns every live binding, sorted by interface (bindings of
 // one interface in creation order).
 func AllBindings() []*Binding {
-	bindingsMu.Lock()
-	ifaces := make([]string, 0, len(bindings))
-	for k := range bindings {
+	bindings.Lock()
+	ifaces := make([]string, 0, len(bindings.m))
+	for k := range bindings.m {
 		ifaces = append(ifaces, k)
 	}
 	sort.Strings(ifaces)
 	var out []*Binding
 	for _, k := range ifaces {
-		out = append(out, bindings[k]...)
+		out = append(out, bindings.m[k]...)
 	}
-	bindingsMu.Unlock()
+	bindings.Unlock()
 	return out
 }
 

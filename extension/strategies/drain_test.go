@@ -8,7 +8,6 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	dgext "dubbo.apache.org/dubbo-go/v3/common/extension"
-	"dubbo.apache.org/dubbo-go/v3/filter"
 	"dubbo.apache.org/dubbo-go/v3/global"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/invocation"
@@ -82,11 +81,15 @@ func TestDrainingDestroy(t *testing.T) {
 func TestConsumerShutdownFilter(t *testing.T) {
 	registerShutdownFilter()
 	f, ok := dgext.GetFilter("cshutdown")
-	if !ok || f != filter.Filter(theConsumerShutdownFilter) {
+	sf, ours := f.(*consumerShutdownFilter)
+	if !ok || !ours {
 		t.Fatalf("cshutdown is %T, want dubboroute's", f)
 	}
+	if again, _ := dgext.GetFilter("cshutdown"); again != f {
+		t.Fatalf("cshutdown looked up twice gives two filters (%p, %p), want one", again, f)
+	}
 	cfg := global.DefaultShutdownConfig()
-	theConsumerShutdownFilter.Set("GracefulShutdownFilterShutdownConfig", cfg)
+	sf.Set("GracefulShutdownFilterShutdownConfig", cfg)
 	u, _ := common.NewURL("dubbo://127.0.0.1:8/demo.Svc")
 	inner := &blockingInvoker{url: u, release: make(chan struct{})}
 	done := make(chan result.Result)

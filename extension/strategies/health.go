@@ -297,20 +297,17 @@ func NotSent(err error) bool {
 		return true
 	}
 	msg := err.Error()
-	for _, s := range notSentText {
+	for _, s := range [...]string{ // dubbo-go's unexported not-sent errors, by their text
+		"session not exist",
+		"client have been closed",
+		"failed to create client connection",
+		providerClosingText,
+	} {
 		if strings.Contains(msg, s) {
 			return true
 		}
 	}
 	return false
-}
-
-// notSentText are dubbo-go's unexported not-sent errors, by their text.
-var notSentText = [...]string{
-	"session not exist",
-	"client have been closed",
-	"failed to create client connection",
-	providerClosingText,
 }
 
 // leaving reports whether ivk's registration is gone while the delete

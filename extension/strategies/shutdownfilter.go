@@ -29,10 +29,13 @@ type consumerShutdownFilter struct {
 	cfg *global.ShutdownConfig
 }
 
-var theConsumerShutdownFilter = &consumerShutdownFilter{}
-
+// registerShutdownFilter registers one consumerShutdownFilter as dubbo-go's
+// consumer shutdown filter: every lookup gets that one (dubbo-go's graceful
+// shutdown sets its configuration on the filter it looks up, and the
+// filter chains of the references look it up again).
 func registerShutdownFilter() {
-	dgext.SetFilter(constant.GracefulShutdownConsumerFilterKey, func() filter.Filter { return theConsumerShutdownFilter })
+	f := &consumerShutdownFilter{}
+	dgext.SetFilter(constant.GracefulShutdownConsumerFilterKey, func() filter.Filter { return f })
 }
 
 // Invoke implements filter.Filter: counts the call while it is in flight.

@@ -74,6 +74,9 @@ type ruleStore struct {
 	// listening maps keys to the dynamic configuration they listen on
 	// (config_center.DynamicConfiguration).
 	listening sync.Map
+	// badDialect: an unknown extension.ScriptDialect is logged once per
+	// process (the setting is process-wide).
+	badDialect atomic.Bool
 }
 
 // store is the process's rule store: a package-level variable because
@@ -310,17 +313,13 @@ func (ks *keyState) apply(content string, event bool) {
 func scriptDialect() script.Dialect {
 	d, err := script.ParseDialect(*shared.Settings.ScriptDialect)
 	if err != nil {
-		if badDialectOnce.CompareAndSwap(false, true) {
+		if store.badDialect.CompareAndSwap(false, true) {
 			logger.Errorf("[dubboroute] extension.ScriptDialect: %v; script rules run in the auto dialect", err)
 		}
 		return script.DialectAuto
 	}
 	return d
 }
-
-// badDialectOnce: an unknown extension.ScriptDialect is logged once per
-// process (the setting is process-wide).
-var badDialectOnce atomic.Bool
 
 // fromNote is " from <where the key is read>" for log lines, "" when not
 // known. ks.mu must not be held.

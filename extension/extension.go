@@ -59,6 +59,11 @@ func init() {
 	zookeeper.Register()
 }
 
+// The settings below are package variables because they are the API: an
+// application assigns them before dubbo.Load, and dubbo-go's extension
+// registry, which builds everything that reads them, passes no context to
+// hand settings through (init points package shared's Settings at them).
+
 // ScriptDialect is how script rules (<provider-app>.script-router) run:
 // "auto" (the default: dubbo-go's dialect for a script written with
 // dubbo-go's Go names and none of Java's, Java's otherwise), "java" (as a

@@ -127,7 +127,9 @@ const bindingAttr = "dubboroute.binding"
 
 // warmProtocols creates dubbo-go's protocol singletons once, on the
 // goroutine that builds the first registry directory, before any
-// subscription goroutine exists.
+// subscription goroutine exists. Package state because dubbo-go's protocol
+// singletons are process-wide and the directories are built through
+// dubbo-go's process-wide extension registry, which passes no context.
 var warmProtocols sync.Once
 
 // warmProtocolSingletons: dubbo-go v3.3.2 creates the dubbo protocol

@@ -62,6 +62,9 @@ const (
 )
 
 // appSubs are the running application-level follows, by listener.
+// Package state because SubscribeApp and UnsubscribeApp are called by
+// extension/discovery's wrapper of dubbo-go's service-discovery registry,
+// which dubbo-go builds through its extension registry with no context.
 var appSubs = struct {
 	sync.Mutex
 	m map[registry.NotifyListener]context.CancelFunc

@@ -38,9 +38,13 @@ func IsNacos(u *common.URL) bool {
 	return u != nil && (u.Protocol == constant.NacosKey || u.GetParam(constant.RegistryKey, "") == constant.NacosKey)
 }
 
-// clients are dubboroute's Nacos clients, one per server list, namespace
-// and credentials, shared by every subscription of the process and kept for
-// its lifetime (as dubbo-go keeps its registry clients).
+// clients are dubboroute's Nacos naming clients, one per server list,
+// namespace and credentials, shared by every subscription of the process
+// and kept for its lifetime (as dubbo-go keeps its registry clients).
+// Package state because the subscriptions come from registries dubbo-go
+// builds through its extension registry, with no context to share a client
+// through. (nacosrules keeps the config clients, keyed by group and
+// timeout too.)
 var clients = struct {
 	sync.Mutex
 	m map[string]*dnacos.Client

@@ -36,7 +36,10 @@ func Register() { source.RegisterRuleSource(Protocol, ruleSource{}) }
 
 // clients are dubboroute's Nacos config clients, one per cluster and
 // settings, shared by every rule key of the process and kept for its
-// lifetime (as dubbo-go keeps its config-center client).
+// lifetime (as dubbo-go keeps its config-center client). Package state
+// because the rule keys are read through the process's rule store from
+// config centers dubbo-go builds with no context. (nacosfollow keeps the
+// naming clients, which take no group, timeout or logger.)
 var clients = struct {
 	sync.Mutex
 	m map[string]*dnacos.Client

@@ -173,7 +173,8 @@ func interfaceNode(ru, u *common.URL) (*dzk.Client, string, error) {
 
 // instances guard the application-level instance nodes
 // (/services/<application>/<ip:port>) of this process, one per node
-// however many services it exports.
+// however many services it exports. Package state because every export's
+// registry protocol wrapper, made through dubbo-go's process-wide extension registry, which passes no context, shares them.
 var instances = struct {
 	sync.Mutex
 	m map[string]*dzk.Ephemeral

@@ -16,7 +16,9 @@ import (
 // DrainTimeout bounds how long a provider invoker the registry removed
 // waits for its calls in flight before it is destroyed (Java's DubboInvoker
 // closes its client gracefully, waiting for pending requests up to
-// dubbo.service.shutdown.wait, 10 s).
+// dubbo.service.shutdown.wait, 10 s). A package variable because it is a
+// process setting (set before dubbo.Load) read by the draining protocol,
+// which dubbo-go's process-wide protocol registry makes with no context.
 var DrainTimeout = 10 * time.Second
 
 // registerDraining wraps dubbo-go's "filter" protocol, through which every

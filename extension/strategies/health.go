@@ -74,7 +74,9 @@ type addrHealth struct {
 }
 
 // connHealth is the process's table: connections are per address (dubbo-go
-// shares one client per host:port among every service and reference).
+// shares one client per host:port among every service and reference), and
+// the cluster invokers that read and write it are made through
+// dubbo-go's process-wide extension registry, which passes no context.
 var connHealth = &health{}
 
 func (h *health) clock() time.Time {

@@ -330,6 +330,9 @@ func lbName(first base.Invoker, p params, method string) string {
 	return constant.LoadBalanceKeyRandom
 }
 
+// zoneInfo is how the zone-aware strategy reads a dubbo-go invoker's
+// preference and zone. Stateless: a variable only because Go has no
+// constants of struct type.
 var zoneInfo = strategy.ZoneInfo[base.Invoker]{
 	Preferred: func(ivk base.Invoker) bool {
 		u := ivk.GetURL()

@@ -25,7 +25,8 @@ type clusterName struct {
 // clusters is the one list of cluster names: Java's strategies under
 // Java's names and dubbo-go's, and dubbo-go's adaptiveService, kept as
 // dubbo-go's own (its p2c balancer and the providers' capacity replies;
-// Java has no such cluster).
+// Java has no such cluster). Read only: a variable only because Go has no
+// constant slices.
 var clusters = []clusterName{
 	{"failover", "failover", true}, {"failfast", "failfast", true}, {"failsafe", "failsafe", true},
 	{"failback", "failback", true}, {"forking", "forking", true}, {"broadcast", "broadcast", true},

@@ -14,7 +14,10 @@ import (
 )
 
 // relays are the TLS relays of dubbo-go's clients, one per server and TLS
-// settings, kept for the process's lifetime.
+// settings, kept for the process's lifetime. Package state because
+// dubbo-go pools its ZooKeeper clients process-wide, by location, and
+// creates them inside factories its extension registry calls with no
+// context.
 var relays = struct {
 	sync.Mutex
 	m map[string]*relay

@@ -52,7 +52,8 @@ func Servers(u *common.URL) []string {
 }
 
 // prepared are the dubbo-go client names Prepare has seen, with the
-// credentials and TLS settings it gave them.
+// credentials and TLS settings it gave them. Package state because the
+// clients they name are dubbo-go's process-wide pool (see relays).
 var prepared = struct {
 	sync.Mutex
 	m map[string]string

@@ -14,7 +14,9 @@ import (
 
 // clients are dubboroute's ZooKeeper clients, one per ensemble and
 // settings, shared by every subscription of the process and kept for its
-// lifetime (as dubbo-go keeps its registry clients).
+// lifetime (as dubbo-go keeps its registry clients). Package state because
+// the registries and config centers that use them are built through
+// dubbo-go's process-wide extension registry, which passes no context.
 var clients = struct {
 	sync.Mutex
 	m map[string]*dzk.Client

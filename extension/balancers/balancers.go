@@ -324,10 +324,9 @@ type plan struct {
 	set        *weight.Set
 	statusURLs []*common.URL
 	rr         atomic.Pointer[roundrobin.Plan]
-	rings      atomic.Pointer[map[string]*consistenthash.Ring]
-	actives    atomic.Pointer[map[string]*countIndex] // leastactive's, by method
-	estimates  atomic.Pointer[map[string]*countIndex] // shortestresponse's, by method
-	mu         sync.Mutex
+	rings      listcache.ByMethod[*consistenthash.Ring]
+	actives    listcache.ByMethod[*countIndex] // leastactive's, by method
+	estimates  listcache.ByMethod[*countIndex] // shortestresponse's, by method
 }
 
 func urlOf(ivk base.Invoker) *common.URL {
@@ -361,11 +360,6 @@ func (b *Balancers) build(invokers []base.Invoker) *plan {
 	for _, pr := range p.set.Problems() {
 		notePlanProblem(pr)
 	}
-	e := map[string]*consistenthash.Ring{}
-	p.rings.Store(&e)
-	act, est := map[string]*countIndex{}, map[string]*countIndex{}
-	p.actives.Store(&act)
-	p.estimates.Store(&est)
 	return p
 }
 
@@ -507,42 +501,28 @@ func Arguments(inv base.Invocation) []any {
 }
 
 func (p *plan) ring(method string) *consistenthash.Ring {
-	if r, ok := (*p.rings.Load())[method]; ok {
-		return r
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := *p.rings.Load()
-	if r, ok := old[method]; ok {
-		return r
-	}
+	return p.rings.Get(method, func(made map[string]*consistenthash.Ring) *consistenthash.Ring { return p.newRing(method, made) })
+}
+
+// newRing makes the ring of method, or shares the one of a method in made
+// with the same parameters.
+func (p *plan) newRing(method string, made map[string]*consistenthash.Ring) *consistenthash.Ring {
 	ps := p.set.Providers()
 	nodes, arguments, args, probs := consistenthash.Params(ps[0].Params, method)
 	for _, pr := range probs {
 		notePlanProblem(ps[0].Address + ": " + method + ": " + pr)
 	}
 	// Methods with the same parameters share one ring.
-	var r *consistenthash.Ring
-	for _, o := range old {
+	for _, o := range made {
 		if o.Nodes == nodes && o.Arguments == arguments {
-			r = o
-			break
+			return o
 		}
 	}
-	if r == nil {
-		addrs := make([]string, len(ps))
-		for i, pr := range ps {
-			addrs[i] = pr.Address
-		}
-		r = consistenthash.NewRing(addrs, nodes, arguments, args)
+	addrs := make([]string, len(ps))
+	for i, pr := range ps {
+		addrs[i] = pr.Address
 	}
-	next := make(map[string]*consistenthash.Ring, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[method] = r
-	p.rings.Store(&next)
-	return r
+	return consistenthash.NewRing(addrs, nodes, arguments, args)
 }
 
 // countIndex is one method's index over the plan's providers' counters
@@ -563,30 +543,17 @@ func (p *plan) statuses(method string) []*status.Status {
 	return st
 }
 
-// index returns the plan's index of method in m, made by mk (under the
-// plan's lock, once) over the method's counters, each watched by it.
-func (p *plan) index(m *atomic.Pointer[map[string]*countIndex], method string, mk func(st []*status.Status) func(i int) int64) *countIndex {
-	if c, ok := (*m.Load())[method]; ok {
+// index returns the plan's index of method in m, made by mk (once) over
+// the method's counters, each watched by it.
+func (p *plan) index(m *listcache.ByMethod[*countIndex], method string, mk func(st []*status.Status) func(i int) int64) *countIndex {
+	return m.Get(method, func(map[string]*countIndex) *countIndex {
+		st := p.statuses(method)
+		c := &countIndex{x: leastactive.NewIndex(p.n, mk(st))}
+		for i, s := range st {
+			s.Watch(c.x, i)
+		}
 		return c
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := *m.Load()
-	if c, ok := old[method]; ok {
-		return c
-	}
-	st := p.statuses(method)
-	c := &countIndex{x: leastactive.NewIndex(p.n, mk(st))}
-	for i, s := range st {
-		s.Watch(c.x, i)
-	}
-	next := make(map[string]*countIndex, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[method] = c
-	m.Store(&next)
-	return c
+	})
 }
 
 func (b *Balancers) rrPlan(p *plan) *roundrobin.Plan {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/dubboroute/dubboroute/loadbalance/listcache"
 	"github.com/dubboroute/dubboroute/loadbalance/weight"
 )
 
@@ -73,28 +74,20 @@ type bound struct {
 type Plan struct {
 	b       *Balancer
 	set     *weight.Set
-	methods atomic.Pointer[map[string]*bound]
-	mu      sync.Mutex
+	methods listcache.ByMethod[*bound]
 }
 
 // Plan makes the plan of a routed provider list; build it once per list.
 func (b *Balancer) Plan(set *weight.Set) *Plan {
-	p := &Plan{b: b, set: set}
-	m := map[string]*bound{}
-	p.methods.Store(&m)
-	return p
+	return &Plan{b: b, set: set}
 }
 
 func (p *Plan) bound(method string) *bound {
-	if bd, ok := (*p.methods.Load())[method]; ok {
-		return bd
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	old := *p.methods.Load()
-	if bd, ok := old[method]; ok {
-		return bd
-	}
+	return p.methods.Get(method, func(map[string]*bound) *bound { return p.bind(method) })
+}
+
+// bind resolves the plan's providers to method's entries.
+func (p *Plan) bind(method string) *bound {
 	ps := p.set.Providers()
 	svc := ""
 	if len(ps) > 0 {
@@ -121,12 +114,6 @@ func (p *Plan) bound(method string) *bound {
 		}
 		seen[pr.Identity] = true
 	}
-	next := make(map[string]*bound, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[method] = bd
-	p.methods.Store(&next)
 	return bd
 }
 

@@ -27,8 +27,8 @@
 // graceful-shutdown filter is replaced by one that only counts the calls in
 // flight (shutdownfilter.go). See docs/availability.md.
 //
-// Outlier ejection and the retry policy (resilience.go), beyond Java and
-// off unless configured: per reference an outlier detector
+// Outlier ejection and the retry policy (resilience.go, retrypolicy.go),
+// beyond Java and off unless configured: per reference an outlier detector
 // (cluster/outlier) fed with every attempt's result, whose ejected
 // providers leave the routed list before the balancer (never all of them),
 // and failover's retries gated by the method's retry policy (cluster/retry:

@@ -17,7 +17,7 @@ var met = newCollectorSet()
 
 // collectorSet is this package's collectors, made in one place: the
 // cluster strategies' and availability's, then resilience's (outlier
-// ejection and the retry policy, resilience.go).
+// ejection and the retry policy, resilience.go and retrypolicy.go).
 type collectorSet struct {
 	mockedTotal       *prometheus.CounterVec
 	attemptsTotal     *prometheus.CounterVec

@@ -3,13 +3,11 @@ package strategies
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/protocol/base"
 	"dubbo.apache.org/dubbo-go/v3/protocol/result"
 	"github.com/dubbogo/gost/log/logger"
@@ -25,6 +23,8 @@ import (
 // and off unless configured: one resil per reference's cluster invoker, its
 // state rebuilt (off the call path) when the chain publishes a snapshot, the
 // detector kept across rebuilds while its configuration stays the same.
+// This file keeps the state and outlier ejection; retrypolicy.go the retry
+// policy's gates, outliers.go the report of both.
 
 // resil is one reference's outlier detector and retry budgets.
 type resil struct {
@@ -224,104 +224,6 @@ func (c *dgCall) record(ivk base.Invoker, r result.Result, notSent bool) {
 	}
 }
 
-// policy is the retry policy of method (nil: Java's failover).
-func (s *resilState) policy(p params, method string) *methodPolicy {
-	if s == nil || !s.retryOn {
-		return nil
-	}
-	if v, ok := s.policies.Load(method); ok {
-		return v.(*methodPolicy)
-	}
-	mp := &methodPolicy{}
-	cfg, err := retry.FromParams(func(k string) string { return p.method(method, k) })
-	if err != nil {
-		logOnce("retry:"+s.r.iface+method+err.Error(), "[dubboroute] %s.%s: retry policy off (Java's failover): %v", s.r.iface, method, err)
-	} else if cfg.Enabled {
-		pol := &retry.Policy{On: cfg.On, Idempotent: cfg.Idempotent, ChainStop: cfg.ChainStop, BackoffBase: cfg.BackoffBase, BackoffMax: cfg.BackoffMax}
-		s.r.mu.Lock()
-		b, ok := s.budgets[cfg.Budget]
-		if !ok {
-			b, _ = retry.ParseBudget(cfg.Budget) // validated by FromParams
-			s.budgets[cfg.Budget] = b
-		}
-		s.r.mu.Unlock()
-		pol.Budget = b
-		mp.p = pol
-		if t := p.method(method, constant.TimeoutKey); t != "" {
-			if d, err := outlier.ParseDuration(t); err == nil {
-				mp.perTry = d
-			}
-		}
-	}
-	v, _ := s.policies.LoadOrStore(method, mp)
-	return v.(*methodPolicy)
-}
-
-// RetryGate implements strategy.RetryGate: the retry policy's gates before
-// failover's retry n. Without a policy every retry is made (Java).
-func (c *dgCall) RetryGate(n int, last result.Result) error {
-	if c.mp == nil || c.mp.p == nil {
-		return nil
-	}
-	cat := retry.None
-	if Classify(last.Error()) == strategy.Thrown {
-		cat = c.lastCat
-	}
-	a := retry.Attempt{Category: cat, Retried: c.retried, N: n, Remaining: -1, PerTry: c.mp.perTry}
-	if dl, ok := c.ctx.Deadline(); ok {
-		a.Remaining = max(time.Until(dl), 0)
-	}
-	wait, d := c.mp.p.Gate(a, nil)
-	if d != retry.Allowed {
-		met.retryDenied.WithLabelValues(c.i.iface, string(d)).Inc()
-		return &retry.Error{Reason: d, Cause: c.Err(last)}
-	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-c.ctx.Done():
-			t.Stop()
-			met.retryDenied.WithLabelValues(c.i.iface, string(retry.Deadline)).Inc()
-			return &retry.Error{Reason: retry.Deadline, Cause: c.Err(last)}
-		}
-	}
-	met.retryAttempts.WithLabelValues(c.i.iface, c.inv.MethodName(), cat.String()).Inc()
-	// dubbo-go's dubbo invoker rewrites the call's timeout attachment as
-	// bare milliseconds ("300"), which its own next attempt cannot parse
-	// (it then waits its 3 s default): give the retry the first attempt's
-	// timeout, as Java does.
-	if v, ok := c.inv.GetAttachment(constant.TimeoutKey); ok {
-		if ms, err := strconv.Atoi(v); err == nil && ms > 0 {
-			c.inv.SetAttachment(constant.TimeoutKey, v+"ms")
-		}
-	}
-	// Chain stop: the retry carries its index, a lane key, so the hops it
-	// reaches make no retries of their own.
-	c.inv.SetAttachment(retry.ChainKey, strconv.Itoa(n))
-	return nil
-}
-
-// startRetry reads the call's retry policy and whether the request being
-// served was itself a retry (before this call's own retries mark it).
-func (c *dgCall) startRetry(p params, method string) {
-	c.mp = c.rs.policy(p, method)
-	if c.mp == nil || c.mp.p == nil {
-		return
-	}
-	c.retried = c.inv.GetAttachmentWithDefaultValue(retry.ChainKey, "") != ""
-}
-
-// doneRetry feeds the call's outcome to the budget: a success (OK or a
-// business exception) gives tokens back.
-func (c *dgCall) doneRetry(r result.Result) {
-	if c.mp == nil || c.mp.p == nil {
-		return
-	}
-	k := Classify(r.Error())
-	c.mp.p.Done(k == strategy.OK || k == strategy.Business)
-}
-
 // logged are the keys of the warnings logOnce has logged. Package state
 // because the invokers that warn are made by dubbo-go's cluster registry,
 // which passes no context, and a warning is once per process.
@@ -332,81 +234,4 @@ func logOnce(key, format string, a ...any) {
 	if _, dup := logged.LoadOrStore(key, true); !dup {
 		logger.Warnf(format, a...)
 	}
-}
-
-// OutlierReport is one reference's outlier ejection and retry state, for
-// the console and tools.
-type OutlierReport struct {
-	// Config is the detection in force (zero: off); Source says where it
-	// came from (params, MESHAPPRULE).
-	Config outlier.Config `json:"config"`
-	// Providers are every provider's state, ejected ones with reason,
-	// since and until.
-	Providers []outlier.HostState `json:"providers,omitempty"`
-	// Overflow counts detections the cap kept in service; Panics the
-	// calls routed to every routed provider because too few were left.
-	Overflow uint64 `json:"overflow"`
-	Panics   uint64 `json:"panics"`
-	// Budgets are the retry budgets' tokens and capacity, by their
-	// dubboroute.retry.budget spelling ("" is the default 10,0.1).
-	Budgets map[string][2]float64 `json:"budgets,omitempty"`
-}
-
-// resils are the references' resilience states, for Outliers. Package
-// state because the cluster invokers that hold them are made by dubbo-go's
-// cluster registry, which passes no context.
-var resils sync.Map // *resil → struct{}
-
-func registerResil(rs *resil) { resils.LoadOrStore(rs, struct{}{}) }
-
-// Outliers reports the outlier ejection and retry state of every
-// reference with a call so far that has either feature configured, by
-// interface (a second reference of the same interface as "<interface>#2",
-// and so on). Off the call path.
-func Outliers() map[string]OutlierReport {
-	out := map[string]OutlierReport{}
-	resils.Range(func(k, _ any) bool {
-		rs := k.(*resil)
-		rep, ok := rs.report()
-		if !ok {
-			return true
-		}
-		key := rs.iface
-		for n := 2; ; n++ {
-			if _, dup := out[key]; !dup {
-				break
-			}
-			key = rs.iface + "#" + strconv.Itoa(n)
-		}
-		out[key] = rep
-		return true
-	})
-	return out
-}
-
-// report is the reference's OutlierReport; ok is false when neither
-// feature is configured.
-func (rs *resil) report() (OutlierReport, bool) {
-	s := rs.cur.Load()
-	if s == nil {
-		return OutlierReport{}, false
-	}
-	rep := OutlierReport{Config: s.cfg}
-	if s.det != nil {
-		rep.Config = s.det.Config() // defaults filled
-		rep.Providers = s.det.State()
-		rep.Overflow, rep.Panics = s.det.Overflows(), s.det.Panics()
-	}
-	rs.mu.Lock()
-	for spec, b := range s.budgets {
-		if b != nil {
-			t, m := b.Tokens()
-			if rep.Budgets == nil {
-				rep.Budgets = map[string][2]float64{}
-			}
-			rep.Budgets[spec] = [2]float64{t, m}
-		}
-	}
-	rs.mu.Unlock()
-	return rep, rep.Config.Enabled() || len(rep.Budgets) > 0
 }

@@ -170,10 +170,10 @@ func (o *observedRegistry) LoadSubscribeInstances(u *common.URL, l registry.Noti
 }
 
 // droppedByDir maps a directory's URL (the URL its router chain, and so its
-// Binding, is built with) to the listener observing it. Package state
-// because the registry that makes the listener and the consumer that reads
-// it meet only through dubbo-go's process-wide extension registry, which passes no context (the directory URL is their one
-// common key).
+// Binding, is built with) to the listener observing it. Package state because
+// the registry that makes the listener and the consumer that reads it meet
+// only through dubbo-go's process-wide extension registry, which passes no
+// context (the directory URL is their one common key).
 var droppedByDir sync.Map // *common.URL -> *observingListener
 
 // DroppedFor returns the providers dropped before routing for the directory

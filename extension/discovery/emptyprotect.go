@@ -179,9 +179,10 @@ func (l *protectingListener) close() {
 	}
 }
 
-// protectors are every protecting listener of the process (for Holds).
-// Package state because the listeners are made inside registries built
-// through dubbo-go's process-wide extension registry, which passes no context, and Holds reports process-wide.
+// protectors are every protecting listener of the process (for Holds). Package
+// state because the listeners are made inside registries built through
+// dubbo-go's process-wide extension registry, which passes no context, and
+// Holds reports process-wide.
 var protectors struct {
 	sync.Mutex
 	list []*protectingListener

@@ -285,7 +285,8 @@ func (p *providerProtocol) UnregisterRegistries() {
 	p.mu.Lock()
 	exports := append([]*providerExport(nil), p.exports...)
 	p.mu.Unlock()
-	// dubboroute's guards of the registered nodes stop first (zkregister.go).
+	// dubboroute's guards of the registered nodes stop first (zkregister.go,
+	// zkinstance.go).
 	insts := unkeepInstances()
 	for _, pe := range exports {
 		pe.mu.Lock()

@@ -30,9 +30,10 @@ type LeavingSet struct {
 }
 
 // Leaving is the process's set: the discovery wrappers mark, the cluster
-// strategies read (one table, as the connections it describes are shared
-// by every reference of the process, and the wrappers and invokers that
-// meet here are made through dubbo-go's process-wide extension registry, which passes no context).
+// strategies read (one table, as the connections it describes are shared by
+// every reference of the process, and the wrappers and invokers that meet here
+// are made through dubbo-go's process-wide extension registry, which passes no
+// context).
 var Leaving = &LeavingSet{}
 
 // Mark records one holder of k's pending removal.

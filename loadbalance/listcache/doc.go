@@ -12,4 +12,7 @@
 //
 // Both the Java balancers (extension/balancers) and the gray balancer's
 // dubbo-go adapter (loadbalance/gray/dubbogo) key their plans here.
+// ByMethod keeps the part of a plan made per method (consistenthash's
+// rings, leastactive's and shortestresponse's indexes, roundrobin's
+// entries), read lock-free and built once per method.
 package listcache

@@ -3,12 +3,12 @@ package nacosfollow
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/directory/pool"
 )
 
 // The Nacos client both follows share: the interface-level one
@@ -21,29 +21,22 @@ import (
 // builds through its extension registry, with no context to share a client
 // through. (nacosrules keeps the config clients, keyed by group and
 // timeout too.)
-var clients = struct {
-	sync.Mutex
-	m map[string]*dnacos.Client
-}{m: map[string]*dnacos.Client{}}
+var clients pool.Pool[*dnacos.Client]
 
 // Client returns the shared client for a Nacos registry URL (its Location,
 // registry.namespace and credentials).
 func Client(ru *common.URL) (*dnacos.Client, error) {
 	ns := ru.GetParam(constant.RegistryNamespaceKey, "")
 	id := ru.Location + "|ns=" + ns + "|user=" + ru.Username + "|" + ru.Password
-	clients.Lock()
-	defer clients.Unlock()
-	if c, ok := clients.m[id]; ok {
+	return clients.Get(id, func() (*dnacos.Client, error) {
+		opts := []dnacos.Option{dnacos.WithNamespace(ns)}
+		if ru.Username != "" {
+			opts = append(opts, dnacos.WithCredentials(ru.Username, ru.Password))
+		}
+		c, err := dnacos.New(strings.Split(ru.Location, ","), opts...)
+		if err != nil {
+			return nil, fmt.Errorf("nacos registry %s: %w", ru.Location, err)
+		}
 		return c, nil
-	}
-	opts := []dnacos.Option{dnacos.WithNamespace(ns)}
-	if ru.Username != "" {
-		opts = append(opts, dnacos.WithCredentials(ru.Username, ru.Password))
-	}
-	c, err := dnacos.New(strings.Split(ru.Location, ","), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("nacos registry %s: %w", ru.Location, err)
-	}
-	clients.m[id] = c
-	return c, nil
+	})
 }

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/directory/pool"
 	"github.com/dubboroute/dubboroute/extension/source"
 
 	"github.com/dubboroute/dubboroute/directory/watch"
@@ -40,10 +40,7 @@ func Register() { source.RegisterRuleSource(Protocol, ruleSource{}) }
 // because the rule keys are read through the process's rule store from
 // config centers dubbo-go builds with no context. (nacosfollow keeps the
 // naming clients, which take no group, timeout or logger.)
-var clients = struct {
-	sync.Mutex
-	m map[string]*dnacos.Client
-}{m: map[string]*dnacos.Client{}}
+var clients pool.Pool[*dnacos.Client]
 
 // Settings is where a config-center URL says rules live.
 type Settings struct {
@@ -87,25 +84,16 @@ func (s Settings) id() string {
 // rule reads and watches wait for one (a consumer starts while Nacos is
 // down and picks its rules up when it is back).
 func Client(s Settings) (*dnacos.Client, error) {
-	clients.Lock()
-	defer clients.Unlock()
-	id := s.id()
-	if c, ok := clients.m[id]; ok {
-		return c, nil
-	}
-	opts := []dnacos.Option{
-		dnacos.WithNamespace(s.Namespace), dnacos.WithGroup(s.Group), dnacos.WithTimeout(s.Timeout),
-		dnacos.WithLogger(slog.New(gostHandler{})),
-	}
-	if s.Username != "" {
-		opts = append(opts, dnacos.WithCredentials(s.Username, s.Password))
-	}
-	c, err := dnacos.New(s.Addrs, opts...)
-	if err != nil {
-		return nil, err
-	}
-	clients.m[id] = c
-	return c, nil
+	return clients.Get(s.id(), func() (*dnacos.Client, error) {
+		opts := []dnacos.Option{
+			dnacos.WithNamespace(s.Namespace), dnacos.WithGroup(s.Group), dnacos.WithTimeout(s.Timeout),
+			dnacos.WithLogger(slog.New(gostHandler{})),
+		}
+		if s.Username != "" {
+			opts = append(opts, dnacos.WithCredentials(s.Username, s.Password))
+		}
+		return dnacos.New(s.Addrs, opts...)
+	})
 }
 
 // ruleSource reads and follows rule keys with dubboroute's own Nacos

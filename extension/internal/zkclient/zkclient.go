@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 
+	"github.com/dubboroute/dubboroute/directory/pool"
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 )
 
@@ -17,26 +17,14 @@ import (
 // lifetime (as dubbo-go keeps its registry clients). Package state because
 // the registries and config centers that use them are built through
 // dubbo-go's process-wide extension registry, which passes no context.
-var clients = struct {
-	sync.Mutex
-	m map[string]*dzk.Client
-}{m: map[string]*dzk.Client{}}
+var clients pool.Pool[*dzk.Client]
 
 // Client returns the shared client for addrs (comma-separated) with opts;
 // key identifies the settings.
 func Client(addrs, key string, opts ...dzk.Option) (*dzk.Client, error) {
-	clients.Lock()
-	defer clients.Unlock()
-	id := addrs + "|" + key
-	if c, ok := clients.m[id]; ok {
-		return c, nil
-	}
-	c, err := dzk.Dial(strings.Split(addrs, ","), opts...)
-	if err != nil {
-		return nil, err
-	}
-	clients.m[id] = c
-	return c, nil
+	return clients.Get(addrs+"|"+key, func() (*dzk.Client, error) {
+		return dzk.Dial(strings.Split(addrs, ","), opts...)
+	})
 }
 
 // Registry returns the shared client of a registry URL, rooted at the

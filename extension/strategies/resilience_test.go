@@ -195,13 +195,15 @@ func TestRetryPolicyOnCallPath(t *testing.T) {
 // allocates (Classify's errors.As), as it did before.
 func TestResilienceAllocs(t *testing.T) {
 	ci, _, _ := boundFleet(t, "consumer://127.0.0.1/demo.Svc?interface=demo.Svc&retries=2&dubboroute.outlier.consecutive-errors=5&dubboroute.outlier.max-ejection-percent=50", "", fleetErrs(10, errTimeout)...)
-	for i := 0; i < 100; i++ {
+	// P1 fails every attempt: it is ejected after its fifth, which a random
+	// balancer gives it within 100 calls only most of the time.
+	p := ci.params()
+	for i := 0; i < 2000 && !ci.res.state(p.snap).det.Ejected("10.0.0.1:20880"); i++ {
 		call(ci, nil)
 	}
-	p := ci.params()
 	s := ci.res.state(p.snap)
 	if !s.det.Ejected("10.0.0.1:20880") {
-		t.Fatal("P1 not ejected")
+		t.Fatal("P1 not ejected after 2,000 calls")
 	}
 	c := &dgCall{i: ci, rs: s}
 	list := s.snap.Invokers

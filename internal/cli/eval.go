@@ -76,6 +76,8 @@ type (
 	// Ignored is a rule Java accepts but does not apply: the previous rule
 	// of the key stays in force, without an error.
 	Ignored = assembly.Ignored
+	// Reports are a case's rejections, ignored rules and unread keys.
+	Reports = assembly.Reports
 )
 
 // prepared is a case ready to route: the parsed consumer, providers and
@@ -96,9 +98,7 @@ type prepared struct {
 	// providerApp and earlierApp: see assembly.Batch.
 	providerApp, earlierApp string
 	affinity                bool
-	rejected                []Rejection
-	ignored                 []Ignored
-	unread                  []Unread
+	reports                 Reports
 	// cfg are the consumer's configurator lists; index maps the members of
 	// the last evaluated snapshot to providers (disabled ones are not
 	// members); snap is that snapshot.
@@ -248,7 +248,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			enabled := r.Enabled == nil || *r.Enabled
 			cr, err := condition.ParseCondition(*r.Condition, force, enabled)
 			if err != nil {
-				p.rejected = append(p.rejected, Rejection{Rule: i, Error: err.Error()})
+				p.reports.Rejected = append(p.reports.Rejected, Rejection{Rule: i, Error: err.Error()})
 				continue
 			}
 			p.extras = append(p.extras, cluster.ExtraRouter{Name: fmt.Sprintf("condition[%d]", i), Rule: cr})
@@ -258,7 +258,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 			}
 			cr, err := condition.ParseRouterURL(*r.URL)
 			if err != nil {
-				p.rejected = append(p.rejected, Rejection{Rule: i, Error: err.Error()})
+				p.reports.Rejected = append(p.reports.Rejected, Rejection{Rule: i, Error: err.Error()})
 				continue
 			}
 			p.extras = append(p.extras, cluster.ExtraRouter{Name: fmt.Sprintf("url[%d]", i), Rule: cr})
@@ -272,9 +272,7 @@ func (p *prepared) assemble(inputs []ruleInput, grayRead bool) error {
 	p.hasConfigurators = p.hasConfigurators || b.HasConfigurators
 	p.gray, p.grayKey, p.grayVersion = b.Gray, b.GrayKey, b.GrayVersion
 	p.providerApp, p.earlierApp = b.ProviderApp, b.EarlierApp
-	p.rejected = append(p.rejected, b.Rejected...)
-	p.ignored = append(p.ignored, b.Ignored...)
-	p.unread = append(p.unread, b.Unread...)
+	p.reports.Add(b.Reports)
 	return nil
 }
 

@@ -23,18 +23,17 @@ import (
 
 // Explanation is explain's answer (its --json form).
 type Explanation struct {
-	Consumer  string        `json:"consumer_url"`
-	Method    string        `json:"method"`
-	Arguments []string      `json:"arguments"`
-	Attach    []string      `json:"attachments,omitempty"`
-	Providers []provider    `json:"providers"`
-	Rules     []RuleInfo    `json:"rules"`
-	Rejected  []Rejection   `json:"rejected"`
-	Ignored   []Ignored     `json:"ignored,omitempty"`
-	Unread    []Unread      `json:"unread,omitempty"`
-	Trace     []router.Step `json:"trace"`
-	Eligible  []string      `json:"eligible"`
-	Gray      *GrayInfo     `json:"gray,omitempty"`
+	Consumer  string     `json:"consumer_url"`
+	Method    string     `json:"method"`
+	Arguments []string   `json:"arguments"`
+	Attach    []string   `json:"attachments,omitempty"`
+	Providers []provider `json:"providers"`
+	Rules     []RuleInfo `json:"rules"`
+	// Reports are printed as the fields rejected, ignored and unread.
+	Reports
+	Trace    []router.Step `json:"trace"`
+	Eligible []string      `json:"eligible"`
+	Gray     *GrayInfo     `json:"gray,omitempty"`
 	// Configured is what dynamic configuration did before any router:
 	// per provider (and for the consumer URL, id "consumer") the
 	// configurators that applied and the parameters they changed, or that
@@ -431,7 +430,7 @@ func explainCase(c *Case, infos []RuleInfo, rnd router.Rand, now func() time.Tim
 	set := ev.RouteSet(&p.call, tr)
 	ex := &Explanation{
 		Consumer: c.ConsumerURL, Method: p.call.Method, Providers: p.providers,
-		Rules: infos, Rejected: p.rejected, Ignored: p.ignored, Unread: p.unread,
+		Rules: infos, Reports: p.reports,
 		Trace: tr.Steps, Eligible: p.ids(set),
 	}
 	if ex.Rules == nil {

@@ -20,10 +20,9 @@ type Result struct {
 	Result       *[]string       `json:"result,omitempty"`
 	Outcomes     []Outcome       `json:"outcomes,omitempty"`
 	Destinations []Leaf          `json:"destinations,omitempty"`
-	Rejected     []Rejection     `json:"rejected"`
-	Ignored      []Ignored       `json:"ignored,omitempty"`
-	Unread       []Unread        `json:"unread,omitempty"`
-	Trace        []router.Step   `json:"trace,omitempty"`
+	// Reports are printed as the fields rejected, ignored and unread.
+	Reports
+	Trace []router.Step `json:"trace,omitempty"`
 	// Weights and Disabled are reported for cases with configurators
 	// rules: every provider left after the directory's enabled check with
 	// the weight Java's balancers read for the call's method, and the
@@ -68,7 +67,7 @@ type routeOptions struct {
 
 // routeCase evaluates one case.
 func routeCase(c *Case, opt routeOptions) (res Result) {
-	res = Result{ID: c.ID, Rejected: []Rejection{}}
+	res = Result{ID: c.ID, Reports: Reports{Rejected: []Rejection{}}}
 	if res.ID == nil {
 		res.ID = json.RawMessage("null")
 	}
@@ -77,8 +76,7 @@ func routeCase(c *Case, opt routeOptions) (res Result) {
 		res.Error = err.Error()
 		return res
 	}
-	res.Rejected = append(res.Rejected, p.rejected...)
-	res.Ignored, res.Unread = p.ignored, p.unread
+	res.Reports.Add(p.reports)
 	if p.earlierApp != "" {
 		res.Followed = &Followed{Application: p.providerApp, Before: p.earlierApp}
 	}
@@ -220,7 +218,7 @@ itself. Exit status 1 if any case could not be evaluated.`)
 			}
 			c, err := decodeCase(text)
 			if err != nil {
-				emit(Result{ID: idOf(text), Rejected: []Rejection{}, Error: fmt.Sprintf("%s line %d: %v", name, line, err)})
+				emit(Result{ID: idOf(text), Reports: Reports{Rejected: []Rejection{}}, Error: fmt.Sprintf("%s line %d: %v", name, line, err)})
 				continue
 			}
 			emit(routeCase(c, opt))

@@ -56,9 +56,24 @@ type Batch struct {
 	// first provider ("" if they did not).
 	ProviderApp, EarlierApp string
 	// The reports, in the order the events were applied.
-	Rejected []Rejection
-	Ignored  []Ignored
-	Unread   []Unread
+	Reports
+}
+
+// Reports are what a reference's rules did not contribute, in the order
+// the events were applied: the contents rejected, those Java ignores, the
+// keys no router reads. `dubboroute route` and `explain` print them under
+// these JSON names.
+type Reports struct {
+	Rejected []Rejection `json:"rejected"`
+	Ignored  []Ignored   `json:"ignored,omitempty"`
+	Unread   []Unread    `json:"unread,omitempty"`
+}
+
+// Add appends o's reports to r's.
+func (r *Reports) Add(o Reports) {
+	r.Rejected = append(r.Rejected, o.Rejected...)
+	r.Ignored = append(r.Ignored, o.Ignored...)
+	r.Unread = append(r.Unread, o.Unread...)
 }
 
 // Assemble replays a batch of keyed events on the machine of the reference

@@ -129,7 +129,7 @@ type protectingListener struct {
 	grace time.Duration
 
 	mu      sync.Mutex
-	live    map[string]bool                   // providers the directory has, not pending removal
+	live    map[string]string                 // providers the directory has, not pending removal: the URL registered under each key
 	pending map[string]*time.Timer            // deletes waiting out the grace period
 	held    map[string]*registry.ServiceEvent // deletes held back by empty protection
 	marks   map[string]holdMark               // when each pending or held delete arrived (for the console)
@@ -150,7 +150,7 @@ type holdMark struct {
 func newProtectingListener(inner registry.NotifyListener, grace time.Duration) *protectingListener {
 	l := &protectingListener{
 		inner: inner, grace: grace,
-		live: map[string]bool{}, pending: map[string]*time.Timer{}, held: map[string]*registry.ServiceEvent{},
+		live: map[string]string{}, pending: map[string]*time.Timer{}, held: map[string]*registry.ServiceEvent{},
 		marks: map[string]holdMark{}, leaving: map[string]shared.LeavingKey{},
 	}
 	protectors.Lock()
@@ -167,7 +167,7 @@ func (l *protectingListener) close() {
 		t.Stop()
 	}
 	l.unmarkAllLocked()
-	l.live, l.pending, l.held, l.marks = map[string]bool{}, map[string]*time.Timer{}, map[string]*registry.ServiceEvent{}, map[string]holdMark{}
+	l.live, l.pending, l.held, l.marks = map[string]string{}, map[string]*time.Timer{}, map[string]*registry.ServiceEvent{}, map[string]holdMark{}
 	l.mu.Unlock()
 	protectors.Lock()
 	defer protectors.Unlock()
@@ -220,8 +220,20 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 		if _, isPending := l.pending[key]; isPending {
 			return nil
 		}
-		if !l.live[key] {
+		live, known := l.live[key]
+		if !known {
 			return []*registry.ServiceEvent{ev} // unknown to us: let the directory decide
+		}
+		if deleted := ev.Service.String(); deleted != live {
+			// The key (dubbo-go's invoker key: address, service and the
+			// export timestamp) now holds a newer registration: a provider
+			// that re-registered its configured URL (a provider-side
+			// configurator, a re-export) registers the new URL before the
+			// old one goes. dubbo-go's directory would remove the live
+			// invoker under the key; Java's keeps it (its invokers are
+			// keyed by the whole URL).
+			logger.Infof("[dubboroute] provider %s: an earlier registration left the registry; the current one stays", ev.Service.Location)
+			return nil
 		}
 		if l.grace <= 0 {
 			return l.removeLocked(key, ev)
@@ -253,7 +265,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 	}
 	delete(l.held, key) // a held provider that came back was never removed
 	delete(l.marks, key)
-	l.live[key] = true
+	l.live[key] = ev.Service.String()
 	out := []*registry.ServiceEvent{ev}
 	// The list is non-empty again: deletes held back for other providers are
 	// due now.
@@ -334,13 +346,13 @@ func (l *protectingListener) NotifyAll(events []*registry.ServiceEvent, callback
 		t.Stop()
 	}
 	l.unmarkAllLocked()
-	l.live = map[string]bool{}
+	l.live = map[string]string{}
 	l.pending = map[string]*time.Timer{}
 	l.held = map[string]*registry.ServiceEvent{}
 	l.marks = map[string]holdMark{}
 	for _, e := range events {
 		if e != nil && e.Service != nil && e.Action != remoting.EventTypeDel {
-			l.live[e.Key()] = true
+			l.live[e.Key()] = e.Service.String()
 		}
 	}
 	l.mu.Unlock()

@@ -261,3 +261,49 @@ func waitFor(d time.Duration, ok func() bool) error {
 	}
 	return nil
 }
+
+// A provider that re-registers its configured URL (a provider-side
+// configurator, a Java re-export) registers the new URL before the old one
+// goes, under the same dubbo-go invoker key (address, service, export
+// timestamp). The old registration's delete must not remove the provider
+// (dubbo-go's directory would drop the live invoker under the key; a Java
+// consumer keys its invokers by the whole URL and keeps it), nor mark it
+// leaving; its own later delete still removes it.
+func TestReRegistrationKeepsProvider(t *testing.T) {
+	const p1, p2 = "127.0.0.1:20880", "127.0.0.1:20881"
+	add, del := remoting.EventTypeAdd, remoting.EventTypeDel
+	for _, grace := range []time.Duration{0, 100 * time.Millisecond} {
+		rec := &recorder{}
+		l := newProtectingListener(rec, grace)
+		old, cur := "&timestamp=1700000000000&disabled=true", "&timestamp=1700000000000"
+		if a, b := eventWith(t, add, p1, old), eventWith(t, add, p1, cur); a.Key() != b.Key() {
+			t.Fatalf("the two registrations have different invoker keys %q and %q", a.Key(), b.Key())
+		}
+		l.Notify(eventWith(t, add, p1, old))
+		l.Notify(event(t, add, p2))
+		l.Notify(eventWith(t, add, p1, cur))
+		l.Notify(eventWith(t, del, p1, old))
+		k1 := shared.LeavingKey{Addr: p1, Service: event(t, add, p1).Service.ServiceKey()}
+		if shared.Leaving.Has(k1) {
+			t.Errorf("grace %v: the re-registered provider is marked leaving", grace)
+		}
+		time.Sleep(2 * grace)
+		if got := rec.providers(); got != p1+","+p2 {
+			t.Fatalf("grace %v: after the old registration's delete the directory has %q (log %v)", grace, got, rec.log)
+		}
+		for _, line := range rec.log {
+			if strings.HasPrefix(line, "del") {
+				t.Fatalf("grace %v: the old registration's delete reached the directory: %v", grace, rec.log)
+			}
+		}
+		l.Notify(eventWith(t, del, p1, cur))
+		deadline := time.Now().Add(5 * time.Second)
+		for rec.providers() != p2 {
+			if time.Now().After(deadline) {
+				t.Fatalf("grace %v: the current registration's delete never removed p1: %q", grace, rec.providers())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		l.close()
+	}
+}

@@ -14,7 +14,7 @@ import (
 // Across the module, from the bottom up:
 //
 //	logic      router/..., rules/..., cluster/..., configurator/..., loadbalance/...,
-//	           internal/enum, internal/javastr, internal/javayaml, internal/outcome, lanetrust
+//	           internal/enum, internal/javastr, internal/javayaml, internal/number, internal/outcome, lanetrust
 //	directory  directory/...: standalone clients of ZooKeeper and Nacos (and the
 //	           in-process memory registry), over router's URL at most
 //	extension  extension/...: the dubbo-go glue
@@ -39,7 +39,7 @@ var layers = []struct {
 	name     string
 	prefixes []string
 }{
-	{"logic", []string{"router", "rules", "cluster", "configurator", "loadbalance", "internal/enum", "internal/javastr", "internal/javayaml", "internal/outcome", "lanetrust"}},
+	{"logic", []string{"router", "rules", "cluster", "configurator", "loadbalance", "internal/enum", "internal/javastr", "internal/javayaml", "internal/number", "internal/outcome", "lanetrust"}},
 	{"directory", []string{"directory"}},
 	{"extension", []string{"extension"}},
 	{"apps", []string{"console", "internal/cli", "internal/boundary", "cmd", "samples", "integration"}},

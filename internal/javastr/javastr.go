@@ -39,43 +39,90 @@ func Digits(s string) bool {
 // Float.toString (bits 32) does since JDK 19 (shortest digits that round
 // trip): "1.0", "0.001", "1.0E7", "1.0E-4", "NaN", "-Infinity".
 func Double(f float64, bits int) string {
+	var buf [32]byte
+	return string(AppendDouble(buf[:0], f, bits))
+}
+
+// AppendDouble appends Double(d, bits) to buf without allocating (beyond
+// growing buf): decimal notation for magnitudes whose shortest digits have
+// an exponent in [-3, 7), with at least one fraction digit ("1.0"),
+// computerised scientific notation otherwise ("1.0E7", "1.5E-4").
+func AppendDouble(buf []byte, d float64, bits int) []byte {
 	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
+	case d != d:
+		return append(buf, "NaN"...)
+	case math.IsInf(d, 1):
+		return append(buf, "Infinity"...)
+	case math.IsInf(d, -1):
+		return append(buf, "-Infinity"...)
+	case d == 0:
+		if math.Signbit(d) {
+			return append(buf, "-0.0"...)
 		}
-		return "0.0"
+		return append(buf, "0.0"...)
 	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
+	// Shortest digits: d.ddddde±XX.
+	var tmp [32]byte
+	s := strconv.AppendFloat(tmp[:0], d, 'e', -1, bits)
+	neg := s[0] == '-'
+	if neg {
+		s = s[1:]
+		buf = append(buf, '-')
 	}
-	s := strconv.FormatFloat(f, 'e', -1, bits)
-	mant, expText, _ := strings.Cut(s, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	exp, _ := strconv.Atoi(expText)
-	if f >= 1e-3 && f < 1e7 {
-		var ip, fp string
+	epos := 0
+	for i, c := range s {
+		if c == 'e' {
+			epos = i
+			break
+		}
+	}
+	mant, exps := s[:epos], s[epos+1:]
+	exp := 0
+	sign := 1
+	for i, c := range exps {
+		switch {
+		case i == 0 && c == '-':
+			sign = -1
+		case i == 0 && c == '+':
+		default:
+			exp = exp*10 + int(c-'0')
+		}
+	}
+	exp *= sign
+	var digs [24]byte
+	nd := 0
+	for _, c := range mant {
+		if c != '.' {
+			digs[nd] = c
+			nd++
+		}
+	}
+	dg := digs[:nd]
+	if exp >= -3 && exp < 7 {
 		if exp >= 0 {
-			if len(digits) <= exp+1 {
-				ip, fp = digits+strings.Repeat("0", exp+1-len(digits)), "0"
-			} else {
-				ip, fp = digits[:exp+1], digits[exp+1:]
+			if nd > exp+1 {
+				buf = append(buf, dg[:exp+1]...)
+				buf = append(buf, '.')
+				return append(buf, dg[exp+1:]...)
 			}
-		} else {
-			ip, fp = "0", strings.Repeat("0", -exp-1)+digits
+			buf = append(buf, dg...)
+			for i := nd; i < exp+1; i++ {
+				buf = append(buf, '0')
+			}
+			return append(buf, ".0"...)
 		}
-		return sign + ip + "." + fp
+		buf = append(buf, "0."...)
+		for i := 0; i < -exp-1; i++ {
+			buf = append(buf, '0')
+		}
+		return append(buf, dg...)
 	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
+	buf = append(buf, dg[0], '.')
+	if nd > 1 {
+		buf = append(buf, dg[1:]...)
+	} else {
+		buf = append(buf, '0')
 	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
+	buf = append(buf, 'E')
+	return strconv.AppendInt(buf, int64(exp), 10)
 }

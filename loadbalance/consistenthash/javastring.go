@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/dubboroute/dubboroute/internal/javastr"
+	"github.com/dubboroute/dubboroute/internal/number"
 )
 
 // AppendJava appends Java's String.valueOf of the value a Go argument
@@ -98,10 +101,8 @@ func appendReflect(buf []byte, rv reflect.Value) []byte {
 		return strconv.AppendInt(buf, rv.Int(), 10)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return strconv.AppendUint(buf, rv.Uint(), 10)
-	case reflect.Float64:
-		return AppendDouble(buf, rv.Float())
-	case reflect.Float32:
-		return AppendFloat(buf, float32(rv.Float()))
+	case reflect.Float32, reflect.Float64:
+		return javastr.AppendDouble(buf, rv.Float(), rv.Type().Bits())
 	}
 	return fmt.Appendf(buf, "%v", rv.Interface())
 }
@@ -176,30 +177,14 @@ func appendScalar(buf []byte, v any) ([]byte, bool) {
 		return append(buf, x...), true
 	case bool:
 		return strconv.AppendBool(buf, x), true
-	case int:
-		return strconv.AppendInt(buf, int64(x), 10), true
-	case int8:
-		return strconv.AppendInt(buf, int64(x), 10), true
-	case int16:
-		return strconv.AppendInt(buf, int64(x), 10), true
-	case int32:
-		return strconv.AppendInt(buf, int64(x), 10), true
-	case int64:
-		return strconv.AppendInt(buf, x, 10), true
-	case uint:
-		return strconv.AppendUint(buf, uint64(x), 10), true
-	case uint8:
-		return strconv.AppendUint(buf, uint64(x), 10), true
-	case uint16:
-		return strconv.AppendUint(buf, uint64(x), 10), true
-	case uint32:
-		return strconv.AppendUint(buf, uint64(x), 10), true
-	case uint64:
-		return strconv.AppendUint(buf, x, 10), true
-	case float64:
-		return AppendDouble(buf, x), true
-	case float32:
-		return AppendFloat(buf, x), true
+	}
+	switch n := number.Of(v); n.Kind {
+	case number.Int:
+		return strconv.AppendInt(buf, n.I, 10), true
+	case number.Uint:
+		return strconv.AppendUint(buf, n.U, 10), true
+	case number.Float:
+		return javastr.AppendDouble(buf, n.F, n.Bits), true
 	}
 	return buf, false
 }
@@ -218,114 +203,29 @@ func javaHash(k any) (int32, bool) {
 			return 1231, true
 		}
 		return 1237, true
-	case int8:
-		return int32(x), true
-	case int16:
-		return int32(x), true
-	case int32:
-		return x, true
-	case int:
-		return longHash(int64(x)), true
-	case int64:
-		return longHash(x), true
-	case float64:
-		if x != x {
-			x = math.NaN()
-		}
-		return longHash(int64(math.Float64bits(x))), true
-	case float32:
-		if x != x {
+	}
+	// Byte, Short and Integer hash to their value, Long to its two halves
+	// XORed, Double and Float to their bits (NaN canonical); Java has no
+	// unsigned types.
+	switch n := number.Of(k); {
+	case n.Kind == number.Int && n.Bits < 64:
+		return int32(n.I), true
+	case n.Kind == number.Int:
+		return longHash(n.I), true
+	case n.Kind == number.Float && n.Bits == 32:
+		f := float32(n.F)
+		if f != f {
 			return int32(0x7fc00000), true
 		}
-		return int32(math.Float32bits(x)), true
+		return int32(math.Float32bits(f)), true
+	case n.Kind == number.Float:
+		f := n.F
+		if f != f {
+			f = math.NaN()
+		}
+		return longHash(int64(math.Float64bits(f))), true
 	}
 	return 0, false
 }
 
 func longHash(v int64) int32 { return int32(v ^ int64(uint64(v)>>32)) }
-
-// AppendDouble appends Java's Double.toString(d).
-func AppendDouble(buf []byte, d float64) []byte { return appendJavaFloat(buf, d, 64) }
-
-// AppendFloat appends Java's Float.toString(f).
-func AppendFloat(buf []byte, f float32) []byte { return appendJavaFloat(buf, float64(f), 32) }
-
-func appendJavaFloat(buf []byte, d float64, bits int) []byte {
-	switch {
-	case d != d:
-		return append(buf, "NaN"...)
-	case math.IsInf(d, 1):
-		return append(buf, "Infinity"...)
-	case math.IsInf(d, -1):
-		return append(buf, "-Infinity"...)
-	case d == 0:
-		if math.Signbit(d) {
-			return append(buf, "-0.0"...)
-		}
-		return append(buf, "0.0"...)
-	}
-	// Shortest digits: d.ddddde±XX.
-	var tmp [32]byte
-	s := strconv.AppendFloat(tmp[:0], d, 'e', -1, bits)
-	neg := s[0] == '-'
-	if neg {
-		s = s[1:]
-		buf = append(buf, '-')
-	}
-	epos := 0
-	for i, c := range s {
-		if c == 'e' {
-			epos = i
-			break
-		}
-	}
-	mant, exps := s[:epos], s[epos+1:]
-	exp := 0
-	sign := 1
-	for i, c := range exps {
-		switch {
-		case i == 0 && c == '-':
-			sign = -1
-		case i == 0 && c == '+':
-		default:
-			exp = exp*10 + int(c-'0')
-		}
-	}
-	exp *= sign
-	var digs [24]byte
-	nd := 0
-	for _, c := range mant {
-		if c != '.' {
-			digs[nd] = c
-			nd++
-		}
-	}
-	dg := digs[:nd]
-	if exp >= -3 && exp < 7 {
-		if exp >= 0 {
-			if nd > exp+1 {
-				buf = append(buf, dg[:exp+1]...)
-				buf = append(buf, '.')
-				return append(buf, dg[exp+1:]...)
-			}
-			buf = append(buf, dg...)
-			for i := nd; i < exp+1; i++ {
-				buf = append(buf, '0')
-			}
-			return append(buf, ".0"...)
-		}
-		buf = append(buf, "0."...)
-		for i := 0; i < -exp-1; i++ {
-			buf = append(buf, '0')
-		}
-		return append(buf, dg...)
-	}
-	buf = append(buf, dg[0], '.')
-	if nd > 1 {
-		buf = append(buf, dg[1:]...)
-	} else {
-		buf = append(buf, '0')
-	}
-	buf = append(buf, 'E')
-	return strconv.AppendInt(buf, int64(exp), 10)
-}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dubboroute/dubboroute/internal/number"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -152,32 +153,16 @@ func argString(a any) (string, bool) {
 		return *v, true
 	case bool:
 		return strconv.FormatBool(v), true
-	case int:
-		return strconv.Itoa(v), true
-	case int8:
-		return strconv.FormatInt(int64(v), 10), true
-	case int16:
-		return strconv.FormatInt(int64(v), 10), true
-	case int32:
-		return strconv.FormatInt(int64(v), 10), true
-	case int64:
-		return strconv.FormatInt(v, 10), true
-	case uint:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint8:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint16:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint32:
-		return strconv.FormatUint(uint64(v), 10), true
-	case uint64:
-		return strconv.FormatUint(v, 10), true
-	case float32:
-		return strconv.FormatFloat(float64(v), 'g', -1, 32), true
-	case float64:
-		return strconv.FormatFloat(v, 'g', -1, 64), true
 	case interface{ String() string }:
 		return v.String(), true
+	}
+	switch n := number.Of(a); n.Kind {
+	case number.Int:
+		return strconv.FormatInt(n.I, 10), true
+	case number.Uint:
+		return strconv.FormatUint(n.U, 10), true
+	case number.Float:
+		return strconv.FormatFloat(n.F, 'g', -1, n.Bits), true
 	}
 	return "", false
 }

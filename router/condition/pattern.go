@@ -2,11 +2,11 @@ package condition
 
 import (
 	"fmt"
-	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/dubboroute/dubboroute/internal/javastr"
+	"github.com/dubboroute/dubboroute/internal/number"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -291,14 +291,6 @@ func ArgumentString(a any) string {
 			return "true"
 		}
 		return "false"
-	case int, int8, int16, int32, int64:
-		return strconv.FormatInt(reflect.ValueOf(x).Int(), 10)
-	case uint, uint8, uint16, uint32, uint64:
-		return strconv.FormatUint(reflect.ValueOf(x).Uint(), 10)
-	case float64:
-		return JavaDouble(x, 64)
-	case float32:
-		return JavaDouble(float64(x), 32)
 	case *string:
 		if x == nil {
 			return "null"
@@ -307,13 +299,16 @@ func ArgumentString(a any) string {
 	case fmt.Stringer:
 		return x.String()
 	}
+	switch n := number.Of(a); n.Kind {
+	case number.Int:
+		return strconv.FormatInt(n.I, 10)
+	case number.Uint:
+		return strconv.FormatUint(n.U, 10)
+	case number.Float:
+		return javastr.Double(n.F, n.Bits)
+	}
 	return fmt.Sprint(a)
 }
-
-// JavaDouble renders f as Java's Double.toString (bits 64) or
-// Float.toString (bits 32) does since JDK 19 (shortest digits that round
-// trip): "1.0", "0.001", "1.0E7", "1.0E-4", "NaN", "-Infinity".
-func JavaDouble(f float64, bits int) string { return javastr.Double(f, bits) }
 
 // MatchThenValue reports whether a provider's value v (present false: the
 // provider has no such key) matches the single then-part pattern p, as

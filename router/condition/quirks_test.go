@@ -107,16 +107,3 @@ func TestExplainRecordsEveryCondition(t *testing.T) {
 		t.Fatalf("summary %s", st.Branch)
 	}
 }
-
-func TestJavaDouble(t *testing.T) {
-	cases := map[float64]string{1: "1.0", 0.001: "0.001", 1e-4: "1.0E-4", 1e7: "1.0E7", 9999999: "9999999.0", 123.456: "123.456",
-		-2.5: "-2.5", 0: "0.0", 1.5e300: "1.5E300", 100: "100.0", 0.1: "0.1"}
-	for f, want := range cases {
-		if got := JavaDouble(f, 64); got != want {
-			t.Errorf("JavaDouble(%v) = %s, want %s", f, got, want)
-		}
-	}
-	if got := JavaDouble(float64(float32(0.1)), 32); got != "0.1" {
-		t.Errorf("float32 0.1 = %s", got)
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/dubboroute/dubboroute/internal/number"
 	"github.com/dubboroute/dubboroute/router"
 )
 
@@ -83,35 +84,21 @@ func (m *DoubleMatch) match(x float64) (bool, bool) {
 
 // argDouble is Double.valueOf(input.toString()) for an argument.
 func argDouble(a any) (float64, bool) {
-	switch x := a.(type) {
-	case int:
-		return float64(x), true
-	case int8:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case float32:
+	switch n := number.Of(a); {
+	case n.Kind == number.Int:
+		return float64(n.I), true
+	case n.Kind == number.Uint:
+		return float64(n.U), true
+	case n.Kind == number.Float && n.Bits == 32:
+		// Float.toString's digits, read as a double.
 		var buf [32]byte
-		f, err := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)), 64)
+		f, err := strconv.ParseFloat(string(strconv.AppendFloat(buf[:0], n.F, 'g', -1, 32)), 64)
 		return f, err == nil
-	case string:
-		return javaParseDouble(x)
+	case n.Kind == number.Float:
+		return n.F, true
+	}
+	if s, ok := a.(string); ok {
+		return javaParseDouble(s)
 	}
 	return 0, false // null, booleans, arrays, maps: Java throws
 }
@@ -279,31 +266,25 @@ func javaType(call *router.Call, i int) (string, string) {
 			return "[Ljava.lang.Object;", "Object[]"
 		}
 	}
-	switch x := a.(type) {
+	switch n := number.Of(a); {
+	case n.Kind == number.Int && n.Bits == 8:
+		return "byte", "byte"
+	case n.Kind == number.Int && n.Bits == 16:
+		return "short", "short"
+	case n.Kind == number.Int && n.I >= math.MinInt32 && n.I <= math.MaxInt32:
+		return "int", "int"
+	case n.Kind == number.Int:
+		return "long", "long"
+	case n.Kind == number.Float && n.Bits == 32:
+		return "float", "float"
+	case n.Kind == number.Float:
+		return "double", "double"
+	}
+	switch a.(type) {
 	case string:
 		return "java.lang.String", "String"
 	case bool:
 		return "boolean", "boolean"
-	case int8:
-		return "byte", "byte"
-	case int16:
-		return "short", "short"
-	case int32:
-		return "int", "int"
-	case int:
-		if x >= math.MinInt32 && x <= math.MaxInt32 {
-			return "int", "int"
-		}
-		return "long", "long"
-	case int64:
-		if x >= math.MinInt32 && x <= math.MaxInt32 {
-			return "int", "int"
-		}
-		return "long", "long"
-	case float32:
-		return "float", "float"
-	case float64:
-		return "double", "double"
 	case []any:
 		return "[Ljava.lang.Object;", "Object[]"
 	case []string:

@@ -191,11 +191,69 @@ func (in *instance) strOrNull(s string, ok bool) goja.Value {
 
 // ---- dynamic object plumbing ----
 
-// dyn is the part every emulated object shares: fixed keys, no writes.
-type dyn struct{}
+// getter is an emulated Java or dubbo-go object: its property key, or nil
+// when it has none. One that also has Set(key, value) bool takes writes,
+// and one with Keys() []string lists its keys; otherwise writes are
+// refused and no key is enumerable.
+type getter interface {
+	Get(key string) goja.Value
+}
 
-func (dyn) Set(string, goja.Value) bool { return false }
-func (dyn) Delete(string) bool          { return false }
+// object adapts a getter to goja.DynamicObject.
+type object struct{ getter }
+
+func (o object) Has(key string) bool { return o.Get(key) != nil }
+func (object) Delete(string) bool    { return false }
+
+func (o object) Set(key string, v goja.Value) bool {
+	if s, ok := o.getter.(interface{ Set(string, goja.Value) bool }); ok {
+		return s.Set(key, v)
+	}
+	return false
+}
+
+func (o object) Keys() []string {
+	if k, ok := o.getter.(interface{ Keys() []string }); ok {
+		return k.Keys()
+	}
+	return nil
+}
+
+// newObject makes g a JavaScript object of the runtime.
+func (in *instance) newObject(g getter) *goja.Object { return in.rt.NewDynamicObject(object{g}) }
+
+// exported is the T behind a JavaScript object newObject made (false for
+// nil, another object or another type).
+func exported[T getter](o *goja.Object) (T, bool) {
+	if o == nil {
+		var t T
+		return t, false
+	}
+	return as[T](o.Export())
+}
+
+// as is the T behind x, a value goja exported (an element of an exported
+// array, say), false when x is not one of newObject's objects or holds
+// another type.
+func as[T getter](x any) (T, bool) {
+	w, _ := x.(object)
+	t, ok := w.getter.(T)
+	return t, ok
+}
+
+// memberObject is cache[m], made from mk at the first call; index, when
+// not nil, maps the object back to m.
+func (in *instance) memberObject(cache []*goja.Object, index map[*goja.Object]int, m int, mk func() getter) *goja.Object {
+	if o := cache[m]; o != nil {
+		return o
+	}
+	o := in.newObject(mk())
+	cache[m] = o
+	if index != nil {
+		index[o] = m
+	}
+	return o
+}
 
 // ---- Java dialect ----
 
@@ -238,7 +296,7 @@ func (in *instance) setupJava() {
 		if len(call.Arguments) > 0 {
 			a := call.Arguments[0]
 			if o, ok := a.(*goja.Object); ok {
-				if src, ok := o.Export().(*jList); ok {
+				if src, ok := exported[*jList](o); ok {
 					l.elems = append([]goja.Value(nil), src.elems...)
 				} else {
 					in.typeError("ArrayList(%s): not a Java collection", a.String())
@@ -247,7 +305,7 @@ func (in *instance) setupJava() {
 				in.javaThrow("java.lang.IllegalArgumentException", "Illegal Capacity: "+strconv.FormatInt(n, 10))
 			}
 		}
-		return rt.NewDynamicObject(l)
+		return in.newObject(l)
 	}
 	ctor := rt.ToValue(newList)
 	util := rt.NewObject()
@@ -271,7 +329,7 @@ func (in *instance) setupJava() {
 			in.typeError("Java.to: not an object")
 		}
 		l := &jList{in: in}
-		if sl, ok := src.Export().(*jList); ok {
+		if sl, ok := exported[*jList](src); ok {
 			l.elems = append(l.elems, sl.elems...)
 		} else {
 			n := src.Get("length").ToInteger()
@@ -290,11 +348,11 @@ func (in *instance) setupJava() {
 		default:
 			in.typeError("Java.to: type %q is not a list or array type dubboroute's sandbox has", t)
 		}
-		return rt.NewDynamicObject(l)
+		return in.newObject(l)
 	})
 	_ = jv.Set("from", func(call goja.FunctionCall) goja.Value {
 		if o, ok := call.Argument(0).(*goja.Object); ok {
-			if l, ok := o.Export().(*jList); ok {
+			if l, ok := exported[*jList](o); ok {
 				return rt.NewArray(anySliceCopy(l.elems)...)
 			}
 		}
@@ -308,10 +366,8 @@ func (in *instance) setupJava() {
 		if this != nil && this == in.listObj { // the invokers binding: no Export
 			return in.list
 		}
-		if this != nil {
-			if l, ok := this.Export().(*jList); ok {
-				return l
-			}
+		if l, ok := exported[*jList](this); ok {
+			return l
 		}
 		in.typeError("not a java.util.List")
 		return nil
@@ -351,10 +407,7 @@ func (in *instance) setupJava() {
 	in.method("list.addAll", func(t *goja.Object, a []goja.Value) goja.Value {
 		l := list(t)
 		o, _ := arg(a, 0).(*goja.Object)
-		var src *jList
-		if o != nil {
-			src, _ = o.Export().(*jList)
-		}
+		src, _ := exported[*jList](o)
 		if src == nil {
 			in.typeError("addAll: not a Java collection")
 		}
@@ -388,22 +441,22 @@ func (in *instance) setupJava() {
 		if from < 0 || to > len(l.elems) || from > to {
 			in.javaThrow("java.lang.IndexOutOfBoundsException", "fromIndex "+strconv.Itoa(from)+", toIndex "+strconv.Itoa(to)+", size "+strconv.Itoa(len(l.elems)))
 		}
-		return rt.NewDynamicObject(&jList{in: in, elems: append([]goja.Value(nil), l.elems[from:to]...)})
+		return in.newObject(&jList{in: in, elems: append([]goja.Value(nil), l.elems[from:to]...)})
 	})
 	in.method("list.iterator", func(t *goja.Object, a []goja.Value) goja.Value {
 		l := list(t)
 		it := &jIterator{in: in, elems: append([]goja.Value(nil), l.elems...)}
-		return rt.NewDynamicObject(it)
+		return in.newObject(it)
 	})
 	in.method("iterator.hasNext", func(t *goja.Object, a []goja.Value) goja.Value {
-		it, _ := t.Export().(*jIterator)
+		it, _ := exported[*jIterator](t)
 		if it == nil {
 			in.typeError("not an Iterator")
 		}
 		return rt.ToValue(it.pos < len(it.elems))
 	})
 	in.method("iterator.next", func(t *goja.Object, a []goja.Value) goja.Value {
-		it, _ := t.Export().(*jIterator)
+		it, _ := exported[*jIterator](t)
 		if it == nil {
 			in.typeError("not an Iterator")
 		}
@@ -517,9 +570,9 @@ func (in *instance) setupJava() {
 	in.method("context.getAttachment", attachment)
 
 	in.list = &jList{in: in}
-	in.listObj = rt.NewDynamicObject(in.list)
-	in.invocation = rt.NewDynamicObject(&jObject{in: in, kind: "invocation", methods: []string{"getMethodName", "getArguments", "getAttachment", "getObjectAttachment"}})
-	in.context = rt.NewDynamicObject(&jObject{in: in, kind: "context", methods: []string{"getAttachment", "getObjectAttachment"}})
+	in.listObj = in.newObject(in.list)
+	in.invocation = in.newObject(&jObject{in: in, kind: "invocation", methods: []string{"getMethodName", "getArguments", "getAttachment", "getObjectAttachment"}})
+	in.context = in.newObject(&jObject{in: in, kind: "context", methods: []string{"getAttachment", "getObjectAttachment"}})
 	in.fn["invocation"]["getObjectAttachment"] = in.fn["invocation"]["getAttachment"]
 	in.fn["context"]["getObjectAttachment"] = in.fn["context"]["getAttachment"]
 	_ = rt.Set("invocation", in.invocation)
@@ -568,13 +621,7 @@ func (in *instance) javaParam(m int, k string) (string, bool) {
 func anySliceCopy(v []goja.Value) []any { return anySlice(v) }
 
 func (in *instance) javaInvoker(m int) *goja.Object {
-	if o := in.invokers[m]; o != nil {
-		return o
-	}
-	o := in.rt.NewDynamicObject(&jInvoker{in: in, idx: m})
-	in.invokers[m] = o
-	in.member[o] = m
-	return o
+	return in.memberObject(in.invokers, in.member, m, func() getter { return &jInvoker{in: in, idx: m} })
 }
 
 // hostValue and portValue are member m's host and port as JavaScript
@@ -601,18 +648,11 @@ func memberValue[T any](in *instance, cache *[]goja.Value, m int, x T) goja.Valu
 }
 
 func (in *instance) javaURL(m int) *goja.Object {
-	if o := in.urls[m]; o != nil {
-		return o
-	}
-	o := in.rt.NewDynamicObject(&jURL{in: in, idx: m})
-	in.urls[m] = o
-	in.urlMember[o] = m
-	return o
+	return in.memberObject(in.urls, in.urlMember, m, func() getter { return &jURL{in: in, idx: m} })
 }
 
 // jList is a java.util.List (ArrayList) or, with array, a Java array.
 type jList struct {
-	dyn
 	in    *instance
 	elems []goja.Value
 	array bool
@@ -665,8 +705,6 @@ func (l *jList) Set(key string, v goja.Value) bool {
 	return false
 }
 
-func (l *jList) Has(key string) bool { return l.Get(key) != nil }
-
 func (l *jList) Keys() []string {
 	out := make([]string, len(l.elems))
 	for i := range out {
@@ -677,20 +715,16 @@ func (l *jList) Keys() []string {
 
 // jIterator is a java.util.Iterator over a copy of a list.
 type jIterator struct {
-	dyn
 	in    *instance
 	elems []goja.Value
 	pos   int
 }
 
 func (it *jIterator) Get(key string) goja.Value { return it.in.fnIterator[key] }
-func (it *jIterator) Has(key string) bool       { return it.Get(key) != nil }
-func (it *jIterator) Keys() []string            { return nil }
 
 // jInvoker is an org.apache.dubbo.rpc.Invoker (getUrl(), the bean property
 // url, isAvailable()).
 type jInvoker struct {
-	dyn
 	in  *instance
 	idx int
 }
@@ -704,13 +738,10 @@ func (v *jInvoker) Get(key string) goja.Value {
 	}
 	return v.in.fnInvoker[key]
 }
-func (v *jInvoker) Has(key string) bool { return v.Get(key) != nil }
-func (v *jInvoker) Keys() []string      { return nil }
 
 // jURL is a provider's org.apache.dubbo.common.URL: the getters scripts
 // use and their bean properties (url.host, url.port, ...).
 type jURL struct {
-	dyn
 	in  *instance
 	idx int
 }
@@ -732,12 +763,9 @@ func (u *jURL) Get(key string) goja.Value {
 	}
 	return u.in.fnURL[key]
 }
-func (u *jURL) Has(key string) bool { return u.Get(key) != nil }
-func (u *jURL) Keys() []string      { return nil }
 
 // jObject is an object with methods only (invocation, context).
 type jObject struct {
-	dyn
 	in      *instance
 	kind    string
 	methods []string
@@ -751,5 +779,3 @@ func (o *jObject) Get(key string) goja.Value {
 	}
 	return nil
 }
-func (o *jObject) Has(key string) bool { return o.Get(key) != nil }
-func (o *jObject) Keys() []string      { return nil }

@@ -18,19 +18,15 @@ import (
 func (in *instance) setupGo() {
 	rt := in.rt
 	inv := func(this *goja.Object) *gInvoker {
-		if this != nil {
-			if v, ok := this.Export().(*gInvoker); ok {
-				return v
-			}
+		if v, ok := exported[*gInvoker](this); ok {
+			return v
 		}
 		in.typeError("not an invoker")
 		return nil
 	}
 	url := func(this *goja.Object) *router.URL {
-		if this != nil {
-			if v, ok := this.Export().(*gURL); ok {
-				return in.c.urls[v.idx]
-			}
+		if v, ok := exported[*gURL](this); ok {
+			return in.c.urls[v.idx]
 		}
 		in.typeError("not a URL")
 		return nil
@@ -99,47 +95,33 @@ func (in *instance) setupGo() {
 		}
 		return goja.Null()
 	})
-	in.invocation = rt.NewDynamicObject(&jObject{in: in, kind: "invocation", methods: []string{"MethodName", "ActualMethodName", "Arguments", "GetAttachment", "GetAttachmentWithDefaultValue", "GetAttachmentInterface"}})
+	in.invocation = in.newObject(&jObject{in: in, kind: "invocation", methods: []string{"MethodName", "ActualMethodName", "Arguments", "GetAttachment", "GetAttachmentWithDefaultValue", "GetAttachmentInterface"}})
 	// dubbo-go's context is a Go context.Context scripts cannot use.
-	in.context = rt.NewDynamicObject(&jObject{in: in, kind: "context"})
+	in.context = in.newObject(&jObject{in: in, kind: "context"})
 	_ = rt.Set("invocation", in.invocation)
 	_ = rt.Set("context", in.context)
 	_ = rt.Set(goResultVar, goja.Null())
 }
 
 func (in *instance) goInvoker(m int) *goja.Object {
-	if o := in.invokers[m]; o != nil {
-		return o
-	}
-	o := in.rt.NewDynamicObject(&gInvoker{in: in, idx: m})
-	in.invokers[m] = o
-	return o
+	return in.memberObject(in.invokers, nil, m, func() getter { return &gInvoker{in: in, idx: m} })
 }
 
 func (in *instance) goURL(m int) *goja.Object {
-	if o := in.urls[m]; o != nil {
-		return o
-	}
-	o := in.rt.NewDynamicObject(&gURL{in: in, idx: m})
-	in.urls[m] = o
-	return o
+	return in.memberObject(in.urls, nil, m, func() getter { return &gURL{in: in, idx: m} })
 }
 
 // gInvoker is dubbo-go's scriptInvokerWrapper.
 type gInvoker struct {
-	dyn
 	in  *instance
 	idx int
 }
 
 func (v *gInvoker) Get(key string) goja.Value { return v.in.fnInvoker[key] }
-func (v *gInvoker) Has(key string) bool       { return v.Get(key) != nil }
-func (v *gInvoker) Keys() []string            { return nil }
 
 // gURL is dubbo-go's *common.URL (read-only here: dubbo-go hands scripts a
 // clone they may change).
 type gURL struct {
-	dyn
 	in  *instance
 	idx int
 }
@@ -171,7 +153,6 @@ func (u *gURL) Get(key string) goja.Value {
 	}
 	return u.in.fnURL[key]
 }
-func (u *gURL) Has(key string) bool { return u.Get(key) != nil }
 func (u *gURL) Keys() []string {
 	return []string{"Ip", "Port", "Location", "Path", "Protocol", "Username", "Password"}
 }

@@ -183,10 +183,7 @@ func (in *instance) javaResult(set *router.Set, v goja.Value, explain bool) (*ro
 		return in.c.u.None(), BranchFailed, describe(explain, "the script's value is null (Java: NullPointerException in retainAll; no provider)"), false
 	}
 	obj, ok := v.(*goja.Object)
-	var l *jList
-	if ok {
-		l, _ = obj.Export().(*jList)
-	}
+	l, _ := exported[*jList](obj)
 	if l == nil {
 		what := "a " + v.ExportType().String()
 		if ok && obj.ClassName() == "Array" {
@@ -221,8 +218,11 @@ func (in *instance) goResult(set *router.Set, v goja.Value, explain bool) (*rout
 	}
 	in.hits = in.hits[:0]
 	for _, e := range arr {
-		iv, ok := e.(*gInvoker)
+		iv, ok := as[*gInvoker](e)
 		if !ok || iv.in != in {
+			if w, ok := e.(object); ok {
+				e = w.getter
+			}
 			return set, BranchInvalidResult, describe(explain, "the script's array holds %T, not an invoker (dubbo-go: every provider passes through)", e), false
 		}
 		in.hits = append(in.hits, iv.idx)

@@ -549,14 +549,11 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 			}
 			return false, false
 		}
-		b := Bucket(v)
-		gray = b < threshold
+		n := Bucket(v)
 		if d != nil {
-			d.Bucket = b
-			d.Reason = pick(gray, "request rule matched, sticky bucket below the percentage: gray",
-				"request rule matched, sticky bucket at or above the percentage: normal")
+			d.Bucket = n
 		}
-		return gray, carry
+		return rolled(n, threshold, true, d), carry
 	}
 	switch {
 	case threshold >= buckets:
@@ -570,22 +567,30 @@ func (p *Plan) roll(pr *planRequest, cs *callState, d *Decision) (gray, carry bo
 		}
 		return false, false
 	}
-	r := int(draw(p.opts.Rand, buckets))
-	gray = r < threshold
+	n := int(draw(p.opts.Rand, buckets))
 	if d != nil {
-		d.Draw = r
-		d.Reason = pick(gray, "request rule matched, random draw below the percentage: gray",
-			"request rule matched, random draw at or above the percentage: normal")
+		d.Draw = n
 	}
-	return gray, carry
+	return rolled(n, threshold, false, d), carry
 }
 
-// pick is ifGray for a gray request, ifNormal otherwise.
-func pick(gray bool, ifGray, ifNormal string) string {
-	if gray {
-		return ifGray
+// rolled reports whether n, a sticky bucket or a random draw in [0,
+// buckets), falls below the threshold: gray.
+func rolled(n, threshold int, sticky bool, d *Decision) bool {
+	gray := n < threshold
+	if d != nil {
+		switch {
+		case sticky && gray:
+			d.Reason = "request rule matched, sticky bucket below the percentage: gray"
+		case sticky:
+			d.Reason = "request rule matched, sticky bucket at or above the percentage: normal"
+		case gray:
+			d.Reason = "request rule matched, random draw below the percentage: gray"
+		default:
+			d.Reason = "request rule matched, random draw at or above the percentage: normal"
+		}
 	}
-	return ifNormal
+	return gray
 }
 
 // PickClass picks a provider for a call already classified as gray or not

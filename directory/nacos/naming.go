@@ -121,18 +121,14 @@ func (c *Client) RegisterInstance(ctx context.Context, service, group string, in
 	p.Set("enabled", strconv.FormatBool(inst.Enabled))
 	p.Set("healthy", strconv.FormatBool(inst.Healthy))
 	if len(inst.Metadata) > 0 {
-		if err := setMetadata(p, inst.Metadata); err != nil {
-			return fmt.Errorf("nacos: register %s in %s: %w", inst.Address(), service, err)
-		}
+		setMetadata(p, inst.Metadata)
 	}
-	if _, err := c.Call(ctx, Request{Method: http.MethodPost, Path: instancePath, Params: p}); err != nil {
-		return fmt.Errorf("nacos: register %s in %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
-	}
-	return nil
+	return c.instanceCall(ctx, http.MethodPost, "register "+inst.Address()+" in "+service, p)
 }
 
 // UpdateInstance changes a registered instance (weight, enabled, metadata)
-// in place, as Nacos's console does (PUT /nacos/v1/ns/instance).
+// in place, as Nacos's console does (PUT /nacos/v1/ns/instance): a zero
+// weight and nil metadata leave the server's as they are.
 func (c *Client) UpdateInstance(ctx context.Context, service, group string, inst Instance) error {
 	p := c.instanceParams(service, group, inst)
 	if inst.Weight > 0 {
@@ -140,21 +136,20 @@ func (c *Client) UpdateInstance(ctx context.Context, service, group string, inst
 	}
 	p.Set("enabled", strconv.FormatBool(inst.Enabled))
 	if inst.Metadata != nil {
-		if err := setMetadata(p, inst.Metadata); err != nil {
-			return fmt.Errorf("nacos: update %s in %s: %w", inst.Address(), service, err)
-		}
+		setMetadata(p, inst.Metadata)
 	}
-	if _, err := c.Call(ctx, Request{Method: http.MethodPut, Path: instancePath, Params: p}); err != nil {
-		return fmt.Errorf("nacos: update %s in %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
-	}
-	return nil
+	return c.instanceCall(ctx, http.MethodPut, "update "+inst.Address()+" in "+service, p)
 }
 
 // DeregisterInstance removes an instance of service in group.
 func (c *Client) DeregisterInstance(ctx context.Context, service, group string, inst Instance) error {
-	p := c.instanceParams(service, group, inst)
-	if _, err := c.Call(ctx, Request{Method: http.MethodDelete, Path: instancePath, Params: p}); err != nil {
-		return fmt.Errorf("nacos: deregister %s from %s group %s: %w", inst.Address(), service, p.Get("groupName"), err)
+	return c.instanceCall(ctx, http.MethodDelete, "deregister "+inst.Address()+" from "+service, c.instanceParams(service, group, inst))
+}
+
+// instanceCall sends an instance request; op names it in the error.
+func (c *Client) instanceCall(ctx context.Context, method, op string, p url.Values) error {
+	if _, err := c.Call(ctx, Request{Method: method, Path: instancePath, Params: p}); err != nil {
+		return fmt.Errorf("nacos: %s group %s: %w", op, p.Get("groupName"), err)
 	}
 	return nil
 }
@@ -172,14 +167,11 @@ func (c *Client) instanceParams(service, group string, inst Instance) url.Values
 	return p
 }
 
-// setMetadata sets the instance's metadata parameter (a JSON object).
-func setMetadata(p url.Values, md map[string]string) error {
-	b, err := json.Marshal(md)
-	if err != nil {
-		return fmt.Errorf("metadata: %w", err)
-	}
+// setMetadata sets the instance's metadata parameter (a JSON object; a
+// map of strings always marshals).
+func setMetadata(p url.Values, md map[string]string) {
+	b, _ := json.Marshal(md)
 	p.Set("metadata", string(b))
-	return nil
 }
 
 // ListServices lists the service names of group ("" for DEFAULT_GROUP) in

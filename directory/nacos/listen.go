@@ -34,6 +34,12 @@ type ConfigEvent struct {
 	MD5 string
 }
 
+// State is what the event says of its config: whether it exists, its
+// content and its revision (the MD5).
+func (e ConfigEvent) State() (exists bool, content string, revision any) {
+	return e.Type != watch.Deleted, e.Content, e.MD5
+}
+
 // WatchRule watches the rule of a Dubbo config key (DataID(key), the
 // client's group); see WatchConfig.
 func (c *Client) WatchRule(ctx context.Context, key string) (<-chan ConfigEvent, error) {

@@ -42,6 +42,12 @@ type RuleEvent struct {
 	Revision Revision
 }
 
+// State is what the event says of its node: whether it exists, its content
+// and its Revision.
+func (e RuleEvent) State() (exists bool, content string, revision any) {
+	return e.Type != watch.Deleted, e.Content, e.Revision
+}
+
 // Revision identifies one content of a node: the node (its creation zxid)
 // and its last write (its modification zxid). Unlike the data version it
 // changes whenever the content may have changed, also when the node was

@@ -2,7 +2,6 @@ package nacosrules
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	dnacos "github.com/dubboroute/dubboroute/directory/nacos"
 	"github.com/dubboroute/dubboroute/directory/pool"
 	"github.com/dubboroute/dubboroute/extension/source"
-
-	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Protocol is the config-center protocol this package registers its rule
@@ -136,14 +133,7 @@ type ruleClient struct{ c *dnacos.Client }
 // Read implements source.RuleClient: a missing config is a deleted key.
 func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
 	content, md5, err := r.c.GetRule(ctx, key)
-	switch {
-	case err == nil:
-		return source.NewRuleEvent(key, true, content, md5), nil
-	case errors.Is(err, dnacos.ErrNotFound):
-		return source.NewRuleEvent(key, false, "", ""), nil
-	default:
-		return source.RuleEvent{}, err
-	}
+	return source.ReadEvent(key, content, md5, err, dnacos.ErrNotFound)
 }
 
 // Where implements source.RuleLocator: the rule's dataId, group and
@@ -155,10 +145,5 @@ func (r ruleClient) Where(key string) string {
 // Watch implements source.RuleClient.
 func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
 	ch, err := r.c.WatchRule(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return source.Relay(ctx, ch, func(ev dnacos.ConfigEvent) source.RuleEvent {
-		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.MD5)
-	}), nil
+	return source.WatchEvents(ctx, key, ch, err)
 }

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,39 @@ func NewRuleEvent(key string, exists bool, content string, rev any) RuleEvent {
 		return RuleEvent{Deleted: true, Revision: rev}
 	}
 	return RuleEvent{Content: content, Revision: rev}
+}
+
+// ReadEvent is a RuleClient's Read of key from its client's read: content
+// and revision when err is nil; an err wrapping notFound is a key that does
+// not exist (revision is then the client's revision of no key); any other
+// err is returned.
+func ReadEvent(key, content string, revision any, err, notFound error) (RuleEvent, error) {
+	switch {
+	case err == nil:
+		return NewRuleEvent(key, true, content, revision), nil
+	case errors.Is(err, notFound):
+		return NewRuleEvent(key, false, "", revision), nil
+	}
+	return RuleEvent{}, err
+}
+
+// ClientEvent is an event of a config-center client's watch of one key.
+type ClientEvent interface {
+	// State is the key's state the event reports.
+	State() (exists bool, content string, revision any)
+}
+
+// WatchEvents is a RuleClient's Watch of key from its client's watch: each
+// event's state as NewRuleEvent judges it, until ch closes or ctx ends. A
+// watch that failed (err not nil) is returned as it is.
+func WatchEvents[E ClientEvent](ctx context.Context, key string, ch <-chan E, err error) (<-chan RuleEvent, error) {
+	if err != nil {
+		return nil, err
+	}
+	return Relay(ctx, ch, func(ev E) RuleEvent {
+		exists, content, revision := ev.State()
+		return NewRuleEvent(key, exists, content, revision)
+	}), nil
 }
 
 // RuleClient reads and follows the rule keys of one config center.

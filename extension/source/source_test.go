@@ -2,6 +2,8 @@ package source
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"dubbo.apache.org/dubbo-go/v3/common"
@@ -84,6 +86,60 @@ func TestNewRuleEventDecidesDeletes(t *testing.T) {
 		if want := c.content; ev.Deleted && ev.Content != "" || !ev.Deleted && ev.Content != want {
 			t.Errorf("NewRuleEvent(%q, %v, %q) content %q", c.key, c.exists, c.content, ev.Content)
 		}
+	}
+}
+
+// TestReadEvent: a client's read becomes the key's state; a missing key
+// (an error wrapping the client's not-found error) is a delete carrying the
+// client's revision of no key; any other error is returned.
+func TestReadEvent(t *testing.T) {
+	notFound := errors.New("no such key")
+	if ev, err := ReadEvent("app.tag-router", "force: true", "md5", nil, notFound); err != nil || ev.Deleted || ev.Content != "force: true" || ev.Revision != "md5" {
+		t.Errorf("present key: %+v, %v", ev, err)
+	}
+	if ev, err := ReadEvent("app.tag-router", "", "", fmt.Errorf("get rule: %w", notFound), notFound); err != nil || !ev.Deleted || ev.Revision != "" {
+		t.Errorf("missing key: %+v, %v", ev, err)
+	}
+	refused := errors.New("refused")
+	if _, err := ReadEvent("app.tag-router", "", "", refused, notFound); !errors.Is(err, refused) {
+		t.Errorf("failed read: error %v, want %v", err, refused)
+	}
+}
+
+type clientEvent struct {
+	gone    bool
+	content string
+	rev     int
+}
+
+func (e clientEvent) State() (bool, string, any) { return !e.gone, e.content, e.rev }
+
+// TestWatchEvents: a client's watch events become the key's states, judged
+// as NewRuleEvent judges them (an empty condition rule deletes); a failed
+// watch is returned as it is.
+func TestWatchEvents(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := make(chan clientEvent, 3)
+	ch <- clientEvent{content: "force: true", rev: 1}
+	ch <- clientEvent{content: "", rev: 2}
+	ch <- clientEvent{gone: true, rev: 3}
+	close(ch)
+	out, err := WatchEvents(ctx, "app.condition-router", ch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []RuleEvent
+	for ev := range out {
+		got = append(got, ev)
+	}
+	want := []RuleEvent{{Content: "force: true", Revision: 1}, {Deleted: true, Revision: 2}, {Deleted: true, Revision: 3}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events %+v, want %+v", got, want)
+	}
+	failed := errors.New("watch refused")
+	if out, err := WatchEvents[clientEvent](ctx, "app.condition-router", nil, failed); out != nil || !errors.Is(err, failed) {
+		t.Errorf("failed watch: %v, %v", out, err)
 	}
 }
 

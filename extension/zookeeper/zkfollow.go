@@ -2,7 +2,6 @@ package zookeeper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,8 +13,6 @@ import (
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 	"github.com/dubboroute/dubboroute/extension/source"
-
-	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 // Why dubboroute follows ZooKeeper itself.
@@ -171,17 +168,11 @@ func (r ruleClient) Where(key string) string {
 	return "zookeeper " + p
 }
 
-// Read implements source.RuleClient: a missing node is a deleted key.
+// Read implements source.RuleClient: a missing node (the zero Revision) is
+// a deleted key.
 func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, error) {
 	content, _, rev, err := r.c.GetRuleRevision(ctx, key)
-	switch {
-	case err == nil:
-		return source.NewRuleEvent(key, true, content, rev), nil
-	case errors.Is(err, dzk.ErrNotFound):
-		return source.NewRuleEvent(key, false, "", dzk.Revision{}), nil
-	default:
-		return source.RuleEvent{}, err
-	}
+	return source.ReadEvent(key, content, rev, err, dzk.ErrNotFound)
 }
 
 // Watch implements source.RuleClient: the node's states as
@@ -189,10 +180,5 @@ func (r ruleClient) Read(ctx context.Context, key string) (source.RuleEvent, err
 // deleted key).
 func (r ruleClient) Watch(ctx context.Context, key string) (<-chan source.RuleEvent, error) {
 	ch, err := r.c.WatchRule(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return source.Relay(ctx, ch, func(ev dzk.RuleEvent) source.RuleEvent {
-		return source.NewRuleEvent(key, ev.Type != watch.Deleted, ev.Content, ev.Revision)
-	}), nil
+	return source.WatchEvents(ctx, key, ch, err)
 }

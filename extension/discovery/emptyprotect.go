@@ -256,7 +256,7 @@ func (l *protectingListener) filter(ev *registry.ServiceEvent) []*registry.Servi
 	// A new registration at the address of a provider that is leaving (the
 	// provider restarted on its port): the address serves again. The old
 	// registration's removal still waits out its grace.
-	if lk := leavingKeyOf(ev); shared.Leaving.Has(lk) {
+	if lk := leavingKeyOf(ev); shared.Leaving.Has(lk.Addr, lk) {
 		for k, m := range l.leaving {
 			if m == lk {
 				l.unmarkLocked(k)

@@ -201,7 +201,7 @@ func TestDeleteGraceMarksLeaving(t *testing.T) {
 	l := newProtectingListener(rec, 150*time.Millisecond)
 	l.Notify(event(t, add, p1))
 	l.Notify(event(t, add, p2))
-	leaving := func() bool { return shared.Leaving.Has(k1) }
+	leaving := func() bool { return shared.Leaving.Has(k1.Addr, k1) }
 
 	l.Notify(event(t, del, p1))
 	if !leaving() {
@@ -226,10 +226,10 @@ func TestDeleteGraceMarksLeaving(t *testing.T) {
 	// Gone for good: unmarked when the removal is forwarded.
 	l.Notify(event(t, del, p2))
 	k2 := shared.LeavingKey{Addr: p2, Service: k1.Service}
-	if !shared.Leaving.Has(k2) {
+	if !shared.Leaving.Has(k2.Addr, k2) {
 		t.Fatal("p2 not marked leaving")
 	}
-	if err := waitFor(2*time.Second, func() bool { return !shared.Leaving.Has(k2) }); err != nil {
+	if err := waitFor(2*time.Second, func() bool { return !shared.Leaving.Has(k2.Addr, k2) }); err != nil {
 		t.Fatalf("p2 still marked leaving after its grace: %v (directory %q)", err, rec.providers())
 	}
 
@@ -284,7 +284,7 @@ func TestReRegistrationKeepsProvider(t *testing.T) {
 		l.Notify(eventWith(t, add, p1, cur))
 		l.Notify(eventWith(t, del, p1, old))
 		k1 := shared.LeavingKey{Addr: p1, Service: event(t, add, p1).Service.ServiceKey()}
-		if shared.Leaving.Has(k1) {
+		if shared.Leaving.Has(k1.Addr, k1) {
 			t.Errorf("grace %v: the re-registered provider is marked leaving", grace)
 		}
 		time.Sleep(2 * grace)

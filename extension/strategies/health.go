@@ -319,8 +319,5 @@ func leaving(ivk base.Invoker) bool {
 		return false
 	}
 	u := ivk.GetURL()
-	if u == nil || !shared.Leaving.HasAddr(u.Location) {
-		return false // no service key built for the providers staying
-	}
-	return shared.Leaving.Has(shared.LeavingKey{Addr: u.Location, Service: u.ServiceKey()})
+	return u != nil && shared.Leaving.Has(u.Location, u)
 }

@@ -12,6 +12,14 @@ type LeavingKey struct {
 	Addr, Service string
 }
 
+// ServiceKey is k.Service: a LeavingKey names its own service for Has.
+func (k LeavingKey) ServiceKey() string { return k.Service }
+
+// ServiceKeyer names a provider's service; a dubbo-go *common.URL is one.
+type ServiceKeyer interface {
+	ServiceKey() string
+}
+
 // LeavingSet are the providers whose registration is gone while the
 // consumer still holds their invokers: the delete grace of
 // extension/discovery holds the removal back (for providers that
@@ -23,10 +31,9 @@ type LeavingKey struct {
 // does. Marks are counted: every directory holding the removal marks the
 // key once and unmarks it once. Safe for concurrent use.
 type LeavingSet struct {
-	n     atomic.Int32 // marked keys; read alone on the hot path
-	mu    sync.Mutex
-	m     map[LeavingKey]int
-	addrs map[string]int // marked keys per address
+	n  atomic.Int32 // marked keys; read alone on the hot path
+	mu sync.Mutex
+	m  map[string]map[string]int // address -> service key -> holders
 }
 
 // Leaving is the process's set: the discovery wrappers mark, the cluster
@@ -41,56 +48,49 @@ func (s *LeavingSet) Mark(k LeavingKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m, s.addrs = map[LeavingKey]int{}, map[string]int{}
+		s.m = map[string]map[string]int{}
 	}
-	if s.m[k] == 0 {
+	svc := s.m[k.Addr]
+	if svc == nil {
+		svc = map[string]int{}
+		s.m[k.Addr] = svc
+	}
+	if svc[k.Service] == 0 {
 		s.n.Add(1)
-		s.addrs[k.Addr]++
 	}
-	s.m[k]++
+	svc[k.Service]++
 }
 
 // Unmark drops one holder of k's pending removal (a no-op if none).
 func (s *LeavingSet) Unmark(k LeavingKey) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.m[k]
-	switch {
+	svc := s.m[k.Addr]
+	switch c := svc[k.Service]; {
 	case c == 0:
-		return
-	case c == 1:
-		delete(s.m, k)
-		s.n.Add(-1)
-		if s.addrs[k.Addr] <= 1 {
-			delete(s.addrs, k.Addr)
-		} else {
-			s.addrs[k.Addr]--
-		}
+	case c > 1:
+		svc[k.Service] = c - 1
 	default:
-		s.m[k] = c - 1
+		delete(svc, k.Service)
+		s.n.Add(-1)
+		if len(svc) == 0 {
+			delete(s.m, k.Addr)
+		}
 	}
 }
 
 // Any reports whether any key is marked: one atomic load.
 func (s *LeavingSet) Any() bool { return s.n.Load() > 0 }
 
-// Has reports whether k is marked.
-func (s *LeavingSet) Has(k LeavingKey) bool {
+// Has reports whether the providers of p's service at addr are marked: one
+// atomic load while no key is, and p.ServiceKey() (which allocates for a
+// dubbo-go URL) called only while a key at addr is.
+func (s *LeavingSet) Has(addr string, p ServiceKeyer) bool {
 	if !s.Any() {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.m[k] > 0
-}
-
-// HasAddr reports whether any key at addr is marked: the check before a
-// caller builds a key's service name.
-func (s *LeavingSet) HasAddr(addr string) bool {
-	if !s.Any() {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.addrs[addr] > 0
+	svc := s.m[addr]
+	return len(svc) > 0 && svc[p.ServiceKey()] > 0
 }

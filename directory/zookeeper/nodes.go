@@ -52,13 +52,7 @@ func opError(op, path string, err error) error {
 // getData reads a node, waiting for a session within ctx; ErrNotFound when
 // it does not exist.
 func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, error) {
-	var data []byte
-	var stat *zk.Stat
-	err := c.do(ctx, func() error {
-		var err error
-		data, stat, err = c.conn.Get(path)
-		return c.authErr("read", path, err)
-	})
+	data, stat, err := read(ctx, c, "read", path, (*zk.Conn).Get)
 	if errors.Is(err, zk.ErrNoNode) {
 		return nil, nil, ErrNotFound
 	}
@@ -66,6 +60,19 @@ func (c *Client) getData(ctx context.Context, path string) ([]byte, *zk.Stat, er
 		return nil, nil, err
 	}
 	return data, stat, nil
+}
+
+// read runs one read request (get is the zk.Conn method) with do's waits,
+// a refusal an *AuthError naming verb and path.
+func read[T any](ctx context.Context, c *Client, verb, path string, get func(*zk.Conn, string) (T, *zk.Stat, error)) (T, *zk.Stat, error) {
+	var v T
+	var stat *zk.Stat
+	err := c.do(ctx, func() error {
+		var err error
+		v, stat, err = get(c.conn, path)
+		return c.authErr(verb, path, err)
+	})
+	return v, stat, err
 }
 
 // putData sets a node's data, creating it and its missing parents, and

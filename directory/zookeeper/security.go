@@ -273,12 +273,7 @@ func (c *Client) authErr(op, path string, err error) error {
 
 // GetACL reads a node's ACL.
 func (c *Client) GetACL(ctx context.Context, path string) ([]zk.ACL, error) {
-	var acl []zk.ACL
-	err := c.do(ctx, func() error {
-		var err error
-		acl, _, err = c.conn.GetACL(path)
-		return c.authErr("read the ACL of", path, err)
-	})
+	acl, _, err := read(ctx, c, "read the ACL of", path, (*zk.Conn).GetACL)
 	if err != nil {
 		return nil, opError("get acl", path, err)
 	}
@@ -298,12 +293,7 @@ func (c *Client) SetACL(ctx context.Context, path string, acl []zk.ACL) error {
 // missing node gives an error wrapping ErrNotFound; a refused read an
 // *AuthError.
 func (c *Client) Children(ctx context.Context, path string) ([]string, error) {
-	var children []string
-	err := c.do(ctx, func() error {
-		var err error
-		children, _, err = c.conn.Children(path)
-		return c.authErr("list", path, err)
-	})
+	children, _, err := read(ctx, c, "list", path, (*zk.Conn).Children)
 	if err != nil {
 		return nil, opError("list", path, err)
 	}

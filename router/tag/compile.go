@@ -397,20 +397,13 @@ func v4Key(a netip.Addr) uint32 {
 func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
 	if x.nextA == nil {
 		x.byV4, x.byV6 = make(map[uint32]int32, x.n), map[netip.Addr]int32{}
-		x.nextA = make([]int32, x.n)
-		// Backwards, so that each chain lists its providers in ascending order.
-		for i := x.n - 1; i >= 0; i-- {
-			x.nextA[i] = -1
-			h, _ := x.hosts.at(i)
-			if !h.IsValid() {
-				continue
-			}
+		x.nextA = x.link(func(next []int32, i int, h netip.Addr, _ int) {
 			if h = h.Unmap().WithZone(""); h.Is4() {
-				pushChain(x.byV4, x.nextA, v4Key(h), i)
+				pushChain(x.byV4, next, v4Key(h), i)
 			} else {
-				pushChain(x.byV6, x.nextA, h, i)
+				pushChain(x.byV6, next, h, i)
 			}
-		}
+		})
 	}
 	var ok bool
 	if a.Is4() {
@@ -422,6 +415,21 @@ func (x *addrIndex) byAddr(a netip.Addr) (head int32, next []int32) {
 		return -1, nil
 	}
 	return head, x.nextA
+}
+
+// link chains the providers with a valid host: add puts provider i (host
+// h, port) at the head of its chain with pushChain. Providers are visited
+// backwards, so that each chain lists its providers in ascending order;
+// the returned next ends every chain with -1.
+func (x *addrIndex) link(add func(next []int32, i int, h netip.Addr, port int)) []int32 {
+	next := make([]int32, x.n)
+	for i := x.n - 1; i >= 0; i-- {
+		next[i] = -1
+		if h, port := x.hosts.at(i); h.IsValid() {
+			add(next, i, h, port)
+		}
+	}
+	return next
 }
 
 // pushChain puts provider i at the head of key k's chain: heads holds each
@@ -437,15 +445,9 @@ func pushChain[K comparable](heads map[K]int32, next []int32, k K, i int) {
 func (x *addrIndex) byPortChain(port int) (head int32, next []int32) {
 	if x.nextP == nil {
 		x.byPort = map[int]int32{}
-		x.nextP = make([]int32, x.n)
-		for i := x.n - 1; i >= 0; i-- {
-			x.nextP[i] = -1
-			h, port := x.hosts.at(i)
-			if !h.IsValid() {
-				continue
-			}
-			pushChain(x.byPort, x.nextP, port, i)
-		}
+		x.nextP = x.link(func(next []int32, i int, _ netip.Addr, port int) {
+			pushChain(x.byPort, next, port, i)
+		})
 	}
 	head, ok := x.byPort[port]
 	if !ok {

@@ -1,6 +1,9 @@
 package watch
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+)
 
 // EventType says what happened to a watched key.
 type EventType int
@@ -27,4 +30,31 @@ func (t EventType) String() string {
 		return "delete"
 	}
 	return fmt.Sprintf("EventType(%d)", int(t))
+}
+
+// Relay passes a watch's events on, converted by conv, until ch closes or
+// ctx ends; the returned channel is closed then. The rule sources of
+// extension/ and the CLI's stores turn their client's events into their own
+// with it.
+func Relay[E, T any](ctx context.Context, ch <-chan E, conv func(E) T) <-chan T {
+	out := make(chan T)
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case ev, ok := <-ch:
+				if !ok {
+					return
+				}
+				select {
+				case out <- conv(ev):
+				case <-ctx.Done():
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/common/constant"
 	"dubbo.apache.org/dubbo-go/v3/registry"
 
+	"github.com/dubboroute/dubboroute/directory/watch"
 	"github.com/dubboroute/dubboroute/router"
 	"github.com/dubboroute/dubboroute/rules"
 )
@@ -78,7 +79,7 @@ func WatchEvents[E ClientEvent](ctx context.Context, key string, ch <-chan E, er
 	if err != nil {
 		return nil, err
 	}
-	return Relay(ctx, ch, func(ev E) RuleEvent {
+	return watch.Relay(ctx, ch, func(ev E) RuleEvent {
 		exists, content, revision := ev.State()
 		return NewRuleEvent(key, exists, content, revision)
 	}), nil
@@ -236,32 +237,5 @@ func protocolsOf(u *common.URL) []string {
 	if r := u.GetParam(constant.RegistryKey, ""); r != "" {
 		out = append(out, strings.ToLower(r))
 	}
-	return out
-}
-
-// Relay passes the events of a source's client on, converted by conv,
-// until ch closes or ctx ends; the returned channel is closed then. Sources
-// use it to turn their client's watch events into RuleEvents or
-// Overrides.
-func Relay[E, T any](ctx context.Context, ch <-chan E, conv func(E) T) <-chan T {
-	out := make(chan T)
-	go func() {
-		defer close(out)
-		for {
-			select {
-			case ev, ok := <-ch:
-				if !ok {
-					return
-				}
-				select {
-				case out <- conv(ev):
-				case <-ctx.Done():
-					return
-				}
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	return out
 }

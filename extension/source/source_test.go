@@ -8,6 +8,8 @@ import (
 
 	"dubbo.apache.org/dubbo-go/v3/common"
 	"dubbo.apache.org/dubbo-go/v3/registry"
+
+	"github.com/dubboroute/dubboroute/directory/watch"
 )
 
 type fakeProviders struct{ name string }
@@ -148,12 +150,12 @@ type fakeOverrides struct{ fakeProviders }
 func (fakeOverrides) WatchOverrides(ctx context.Context, _ *common.URL, iface string) (<-chan Overrides, error) {
 	ch := make(chan Overrides, 1)
 	ch <- Overrides{Where: iface}
-	return Relay(ctx, ch, func(o Overrides) Overrides { o.Where = "/unit/" + o.Where; return o }), nil
+	return watch.Relay(ctx, ch, func(o Overrides) Overrides { o.Where = "/unit/" + o.Where; return o }), nil
 }
 
 // TestOverrideSourceOfAProviderSource: a registry's override source is its
 // provider source when that implements OverrideSource, none otherwise;
-// Relay converts the client's events.
+// watch.Relay converts the client's events.
 func TestOverrideSourceOfAProviderSource(t *testing.T) {
 	RegisterProviderSource("unit-ov", fakeOverrides{})
 	RegisterProviderSource("unit-plain", fakeProviders{})

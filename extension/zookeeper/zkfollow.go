@@ -10,6 +10,7 @@ import (
 	"dubbo.apache.org/dubbo-go/v3/registry"
 	"github.com/dubbogo/gost/log/logger"
 
+	"github.com/dubboroute/dubboroute/directory/watch"
 	dzk "github.com/dubboroute/dubboroute/directory/zookeeper"
 	"github.com/dubboroute/dubboroute/extension/internal/zkclient"
 	"github.com/dubboroute/dubboroute/extension/source"
@@ -81,7 +82,7 @@ func (providerSource) WatchOverrides(ctx context.Context, ru *common.URL, iface 
 		return nil, fmt.Errorf("registry %s: watch the configurators of %s: %w", ru.Location, iface, err)
 	}
 	where := "/" + strings.TrimPrefix(ru.GetParam(constant.RegistryGroupKey, "dubbo"), "/") + "/" + iface + "/configurators"
-	return source.Relay(ctx, ch, func(p dzk.Providers) source.Overrides {
+	return watch.Relay(ctx, ch, func(p dzk.Providers) source.Overrides {
 		return source.Overrides{Where: where, URLs: p.URLs}
 	}), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dubboroute/dubboroute/directory/nacos"
+	"github.com/dubboroute/dubboroute/directory/watch"
 	"github.com/dubboroute/dubboroute/directory/zookeeper"
 )
 
@@ -178,7 +179,7 @@ func (s zkStore) Watch(ctx context.Context, key string) (<-chan storeEvent, erro
 	if err != nil {
 		return nil, err
 	}
-	return relay(ctx, ch, func(ev zookeeper.RuleEvent) storeEvent {
+	return watch.Relay(ctx, ch, func(ev zookeeper.RuleEvent) storeEvent {
 		return storeEvent{Key: ev.Key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{zk: true, version: ev.Version}}
 	}), nil
 }
@@ -239,7 +240,7 @@ func (s nacosStore) Watch(ctx context.Context, key string) (<-chan storeEvent, e
 	if err != nil {
 		return nil, err
 	}
-	return relay(ctx, ch, func(ev nacos.ConfigEvent) storeEvent {
+	return watch.Relay(ctx, ch, func(ev nacos.ConfigEvent) storeEvent {
 		return storeEvent{Key: key, Type: ev.Type.String(), Content: ev.Content, Rev: revision{md5: ev.MD5}}
 	}), nil
 }
@@ -253,21 +254,4 @@ func noRule(err, notFound error, where string) error {
 		return fmt.Errorf("%s %w", where, errNoRule)
 	}
 	return err
-}
-
-// relay passes a store client's watch events on as storeEvents, converted
-// by conv, until ch closes or ctx ends; the returned channel closes then.
-func relay[E any](ctx context.Context, ch <-chan E, conv func(E) storeEvent) <-chan storeEvent {
-	out := make(chan storeEvent)
-	go func() {
-		defer close(out)
-		for ev := range ch {
-			select {
-			case out <- conv(ev):
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }

@@ -266,6 +266,7 @@ func (v *jval) put(k, val *jval) {
 // make of a scalar (package javayaml).
 func scalar(n *yaml.Node, doc int) (*jval, error) {
 	v := &jval{line: n.Line, str: n.Value}
+	var err error // a number SnakeYAML cannot construct (an explicit tag on other text) fails the load
 	switch javayaml.Resolve(n) {
 	case javayaml.Null:
 		v.kind = jNull
@@ -273,10 +274,8 @@ func scalar(n *yaml.Node, doc int) (*jval, error) {
 		v.kind, v.b = jBool, javayaml.BoolValue(n.Value)
 		v.str = strconv.FormatBool(v.b)
 	case javayaml.Int:
-		i, err := javayaml.ConstructInt(n.Value)
-		if err != nil {
-			return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
-		}
+		var i javayaml.IntValue
+		i, err = javayaml.ConstructInt(n.Value)
 		v.str, v.i = i.Text, i.Value
 		switch i.Class {
 		case javayaml.Integer:
@@ -287,17 +286,18 @@ func scalar(n *yaml.Node, doc int) (*jval, error) {
 			v.kind = jBig
 		}
 	case javayaml.Float:
-		f, err := javayaml.ConstructFloat(n.Value)
-		if err != nil {
-			return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
-		}
-		v.kind, v.f, v.str = jDouble, f, javastr.Double(f, 64)
+		v.kind = jDouble
+		v.f, err = javayaml.ConstructFloat(n.Value)
+		v.str = javastr.Double(v.f, 64)
 	case javayaml.Timestamp:
 		v.kind = jDate
 	case javayaml.Binary:
 		v.kind = jBinary
 	default:
 		v.kind = jString
+	}
+	if err != nil {
+		return nil, &YAMLError{Document: doc, Line: n.Line, Msg: err.Error()}
 	}
 	return v, nil
 }

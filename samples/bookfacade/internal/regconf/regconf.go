@@ -103,12 +103,7 @@ func RegistryOfType(addr, registryType string) ([]registry.Option, error) {
 		registry.WithAddress(scheme + "://" + hostport),
 		registry.WithoutUseAsConfigCenter(),
 	}
-	if sec.Username != "" {
-		opts = append(opts, registry.WithUsername(sec.Username), registry.WithPassword(sec.Password))
-	}
-	if len(sec.Params) > 0 {
-		opts = append(opts, registry.WithParams(sec.Params))
-	}
+	opts = withSecurity(opts, sec, registry.WithUsername, registry.WithPassword, registry.WithParams)
 	switch registryType {
 	case "interface", "":
 		return append(opts, registry.WithRegisterInterface(), registry.WithoutUseAsMetaReport()), nil
@@ -135,11 +130,17 @@ func ConfigCenter(addr string) ([]config_center.Option, error) {
 		config_center.WithAddress(scheme + "://" + hostport),
 		config_center.WithNamespace("dubbo"),
 	}
+	return withSecurity(opts, sec, config_center.WithUsername, config_center.WithPassword, config_center.WithParams), nil
+}
+
+// withSecurity appends sec's credentials and parameters to opts, as
+// options made by the registry's or the config center's constructors.
+func withSecurity[O any](opts []O, sec Security, user, password func(string) O, params func(map[string]string) O) []O {
 	if sec.Username != "" {
-		opts = append(opts, config_center.WithUsername(sec.Username), config_center.WithPassword(sec.Password))
+		opts = append(opts, user(sec.Username), password(sec.Password))
 	}
 	if len(sec.Params) > 0 {
-		opts = append(opts, config_center.WithParams(sec.Params))
+		opts = append(opts, params(sec.Params))
 	}
-	return opts, nil
+	return opts
 }

@@ -621,7 +621,7 @@ func (in *instance) javaParam(m int, k string) (string, bool) {
 func anySliceCopy(v []goja.Value) []any { return anySlice(v) }
 
 func (in *instance) javaInvoker(m int) *goja.Object {
-	return in.memberObject(in.invokers, in.member, m, func() getter { return &jInvoker{in: in, idx: m} })
+	return in.memberObject(in.invokers, in.member, m, func() getter { return &jInvoker{provider{in, m}} })
 }
 
 // hostValue and portValue are member m's host and port as JavaScript
@@ -648,7 +648,7 @@ func memberValue[T any](in *instance, cache *[]goja.Value, m int, x T) goja.Valu
 }
 
 func (in *instance) javaURL(m int) *goja.Object {
-	return in.memberObject(in.urls, in.urlMember, m, func() getter { return &jURL{in: in, idx: m} })
+	return in.memberObject(in.urls, in.urlMember, m, func() getter { return &jURL{provider{in, m}} })
 }
 
 // jList is a java.util.List (ArrayList) or, with array, a Java array.
@@ -722,12 +722,19 @@ type jIterator struct {
 
 func (it *jIterator) Get(key string) goja.Value { return it.in.fnIterator[key] }
 
-// jInvoker is an org.apache.dubbo.rpc.Invoker (getUrl(), the bean property
-// url, isAvailable()).
-type jInvoker struct {
+// provider is what an emulated invoker or URL stands for: provider idx of
+// the call's list.
+type provider struct {
 	in  *instance
 	idx int
 }
+
+// url is the provider's URL.
+func (p provider) url() *router.URL { return p.in.c.urls[p.idx] }
+
+// jInvoker is an org.apache.dubbo.rpc.Invoker (getUrl(), the bean property
+// url, isAvailable()).
+type jInvoker struct{ provider }
 
 func (v *jInvoker) Get(key string) goja.Value {
 	switch key {
@@ -741,13 +748,10 @@ func (v *jInvoker) Get(key string) goja.Value {
 
 // jURL is a provider's org.apache.dubbo.common.URL: the getters scripts
 // use and their bean properties (url.host, url.port, ...).
-type jURL struct {
-	in  *instance
-	idx int
-}
+type jURL struct{ provider }
 
 func (u *jURL) Get(key string) goja.Value {
-	url := u.in.c.urls[u.idx]
+	url := u.url()
 	rt := u.in.rt
 	switch key {
 	case "host", "ip":

@@ -26,7 +26,7 @@ func (in *instance) setupGo() {
 	}
 	url := func(this *goja.Object) *router.URL {
 		if v, ok := exported[*gURL](this); ok {
-			return in.c.urls[v.idx]
+			return v.url()
 		}
 		in.typeError("not a URL")
 		return nil
@@ -104,30 +104,24 @@ func (in *instance) setupGo() {
 }
 
 func (in *instance) goInvoker(m int) *goja.Object {
-	return in.memberObject(in.invokers, nil, m, func() getter { return &gInvoker{in: in, idx: m} })
+	return in.memberObject(in.invokers, nil, m, func() getter { return &gInvoker{provider{in, m}} })
 }
 
 func (in *instance) goURL(m int) *goja.Object {
-	return in.memberObject(in.urls, nil, m, func() getter { return &gURL{in: in, idx: m} })
+	return in.memberObject(in.urls, nil, m, func() getter { return &gURL{provider{in, m}} })
 }
 
 // gInvoker is dubbo-go's scriptInvokerWrapper.
-type gInvoker struct {
-	in  *instance
-	idx int
-}
+type gInvoker struct{ provider }
 
 func (v *gInvoker) Get(key string) goja.Value { return v.in.fnInvoker[key] }
 
 // gURL is dubbo-go's *common.URL (read-only here: dubbo-go hands scripts a
 // clone they may change).
-type gURL struct {
-	in  *instance
-	idx int
-}
+type gURL struct{ provider }
 
 func (u *gURL) Get(key string) goja.Value {
-	url := u.in.c.urls[u.idx]
+	url := u.url()
 	rt := u.in.rt
 	switch key {
 	case "Ip":
